@@ -1,0 +1,142 @@
+# ShiftBox: one entry point.
+#
+#   make deps     install the Debian packages (DESIGN.md) that are missing
+#   make          build build/shiftbox                     (the default: all)
+#   make run      deps + build + the default workload on 2 ranks
+#   make check    deps + build + every test; ends with "N passed, N failed"
+#   make bench    deps + build + the benchmarks under tools/ (ratios from one run)
+#   make clean    remove build/
+#
+# Options: CUDA=auto|0|1 (build the CUDA parts when nvcc is found / never /
+# always), ASAN=1 (AddressSanitizer + UBSan, in build/asan), NP=2 (ranks of
+# make run), V=1 (print whole compiler commands).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.SUFFIXES:
+
+ASAN ?= 0
+CUDA ?= auto
+NP   ?= 2
+V    ?= 0
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-5s %s\n'
+endif
+
+ifeq ($(ASAN),1)
+BUILD ?= build/asan
+else
+BUILD ?= build
+endif
+BIN := $(BUILD)/shiftbox
+
+# Open MPI refuses to start as root unless told twice.
+ifeq ($(shell id -u),0)
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+endif
+
+DEB_PACKAGES := build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
+                libinih-dev libcjson-dev libcmocka-dev python3-matplotlib python3-numpy \
+                python3-h5py
+
+# ---- toolchain --------------------------------------------------------------
+# Flags are evaluated when a recipe runs (=, not :=), after `make deps` has
+# installed pkg-config's files.
+CC      := mpicc
+PKGS    := hdf5-openmpi inih libcjson
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Werror
+OPT     := -O2 -g
+CFLAGS  = $(CSTD) $(WARN) $(OPT) $(SAN) $(shell pkg-config --cflags $(PKGS))
+LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lm
+ifeq ($(ASAN),1)
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+NVCC_FOUND := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(CUDA),auto)
+NVCC := $(NVCC_FOUND)
+else ifeq ($(CUDA),1)
+NVCC := $(or $(NVCC_FOUND),$(error CUDA=1 but nvcc was not found; install the CUDA toolkit or use CUDA=0))
+else ifeq ($(CUDA),0)
+NVCC :=
+else
+$(error CUDA=$(CUDA): accepted values are auto, 0 and 1)
+endif
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+# Hopper (sm_90) and Ampere (sm_80) code, plus PTX that newer GPUs can compile.
+NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+NVFLAGS  = -std=c++17 -O2 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-Werror
+# The static CUDA runtime: the binary starts on machines without CUDA and
+# reports that no GPU is usable.
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+
+# ---- sources ------------------------------------------------------------------
+SRC := $(wildcard src/*.c) $(wildcard comm/*.c)
+ifneq ($(NVCC),)
+GPU_SRC  := gpu/device_cuda.cu
+GPU_OBJ  := $(BUILD)/obj/gpu/device_cuda.o
+GPU_LIBS  = $(CUDA_LIBS)
+else
+SRC      += gpu/device_none.c
+GPU_OBJ  :=
+GPU_LIBS :=
+endif
+OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(GPU_OBJ)
+LIB_OBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
+
+UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+
+# ---- targets --------------------------------------------------------------------
+.PHONY: all deps run check bench clean tests format
+
+all: $(BIN)
+
+$(BIN): $(OBJ)
+	$(say) LINK $@
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(say) CC $<
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/gpu/%.o: gpu/%.cu gpu/device.h
+	@mkdir -p $(@D)
+	$(say) NVCC $<
+	$(Q)$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(say) TEST $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJ) $(LDLIBS) $(GPU_LIBS) -lcmocka
+
+tests: $(BIN) $(UNIT_TESTS)
+
+deps:
+	@tools/install-deps.sh $(DEB_PACKAGES)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	mpirun --oversubscribe -np $(NP) $(BIN) exchange -c configs/default.ini --out results/run
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@SHIFTBOX=$(BIN) BUILD=$(BUILD) tests/run-all.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@SHIFTBOX=$(BIN) tools/bench.sh
+
+format:
+	clang-format -i src/*.[ch] comm/*.[ch] gpu/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf build
+
+-include $(OBJ:.o=.d) $(UNIT_TESTS:=.d)

@@ -1,0 +1,18 @@
+/* The exchange modules ShiftBox knows, by name. */
+#include "exchange.h"
+
+#include <string.h>
+
+extern const exchange_ops shift_ops;
+
+const exchange_ops *const exchange_modules[] = {
+    &shift_ops,
+    NULL,
+};
+
+const exchange_ops *exchange_lookup(const char *name)
+{
+    for (int i = 0; exchange_modules[i]; i++)
+        if (!strcmp(exchange_modules[i]->name, name)) return exchange_modules[i];
+    return NULL;
+}

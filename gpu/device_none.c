@@ -1,0 +1,9 @@
+#include "device.h"
+
+#include <stdio.h>
+
+int gpu_probe(char *describe, size_t size)
+{
+    snprintf(describe, size, "none (built without CUDA)");
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* Every configuration key ShiftBox knows: section, name, type, default,
+ * accepted values and meaning.  `shiftbox --help` prints this table, the
+ * README documents it (a test checks that every key appears there), and the
+ * getters in config.h read it.  Add a key here and nowhere else. */
+#include "config.h"
+
+#include <float.h>
+
+#define NO_INT  0, 0
+#define NO_REAL 0.0, 0.0
+
+const char *const config_sections[] = {"run", "decomp", "exchange", "stats", NULL};
+
+const struct key_spec config_keys[] = {
+    /* [run] ------------------------------------------------------------- */
+    {"run", "seed", KEY_INT, "20231", 0, 4611686018427387903LL, NO_REAL, NULL,
+     "seed of the payload patterns; a run depends on nothing else that is random"},
+
+    /* [decomp] ---------------------------------------------------------- */
+    {"decomp", "dims", KEY_DIMS, "auto", 0, 1 << 20, NO_REAL, NULL,
+     "periodic rank grid nx,ny,nz (e.g. 8,1,1 for a row); 0 or auto: MPI_Dims_create chooses"},
+
+    /* [exchange] -------------------------------------------------------- */
+    {"exchange", "module", KEY_CHOICE, "shift", NO_INT, NO_REAL, "shift",
+     "exchange algorithm (comm/): shift = Plimpton's Shift with MPI_Ssend, seed 000 sec. 2.2"},
+    {"exchange", "k", KEY_INT_LIST, "1-4", 1, 64, NO_REAL, NULL,
+     "layers of neighbour boxes: each box receives the (2k+1)^3 boxes within k (sweep list)"},
+    {"exchange", "bytes", KEY_INT_LIST, "10,1000,10000", 0, 1 << 30, NO_REAL, NULL,
+     "payload bytes per box, m1 of seed 000 (sweep list; varied: the mean size)"},
+    {"exchange", "phases", KEY_CHOICE, "xyz", NO_INT, NO_REAL, "xyz|xy|x|y|z|xz|yz",
+     "dimensions exchanged, in order x, y, z; x alone is seed 000's 1D row experiment"},
+    {"exchange", "payload", KEY_CHOICE, "uniform", NO_INT, NO_REAL, "uniform|varied",
+     "uniform: every box sends exchange.bytes; varied: sizes differ per box and repetition, "
+     "some 0"},
+    {"exchange", "repetitions", KEY_INT, "100", 1, 10000000, NO_REAL, NULL,
+     "timed exchanges per sweep point, each verified"},
+    {"exchange", "warmup", KEY_INT, "20", 0, 1000000, NO_REAL, NULL,
+     "untimed (but verified) exchanges before the timed ones; Open MPI's fast shared-memory "
+     "paths appear after 16 sends"},
+    {"exchange", "interleave", KEY_INT, "0", 0, 10000000, NO_REAL, NULL,
+     "0: each sweep point runs its repetitions in one go; N: points take turns, N exchanges "
+     "each, so that drift of the machine hits all points alike"},
+    {"exchange", "inject_fault", KEY_INT, "-1", -1, 1 << 30, NO_REAL, NULL,
+     "-1: off; R: after each exchange flip one byte of one slot on rank R (the run must then "
+     "exit 1)"},
+
+    /* [stats] ----------------------------------------------------------- */
+    {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,
+     "filtered statistics drop times above cut_coef x median (seed 002 sec. 3.4)"},
+
+    {NULL, NULL, KEY_TEXT, NULL, NO_INT, NO_REAL, NULL, NULL},
+};

@@ -1,0 +1,157 @@
+#include "log.h"
+#include "error.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+
+static int my_rank;
+static int progress_shown;
+
+void log_set_rank(int rank)
+{
+    my_rank = rank;
+}
+
+int log_rank(void)
+{
+    return my_rank;
+}
+
+static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+    fputs(prefix, f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    fflush(f);
+}
+
+void log_info(const char *fmt, ...)
+{
+    if (my_rank != 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(stdout, "", fmt, ap);
+    va_end(ap);
+}
+
+void log_error(const char *fmt, ...)
+{
+    if (my_rank != 0) return;
+    log_progress_done();
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(stderr, "shiftbox: error: ", fmt, ap);
+    va_end(ap);
+}
+
+void log_warning(const char *fmt, ...)
+{
+    if (my_rank != 0) return;
+    log_progress_done();
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(stderr, "shiftbox: warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void log_rank_error(const char *fmt, ...)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "shiftbox: rank %d: ", my_rank);
+    va_list ap;
+    va_start(ap, fmt);
+    vprint(stderr, prefix, fmt, ap);
+    va_end(ap);
+}
+
+bool log_progress_enabled(void)
+{
+    return my_rank == 0 && isatty(STDERR_FILENO);
+}
+
+void log_progress(const char *fmt, ...)
+{
+    if (!log_progress_enabled()) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    progress_shown = 1;
+}
+
+void log_progress_done(void)
+{
+    if (!progress_shown) return;
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    progress_shown = 0;
+}
+
+int sb_fail(struct sb_msg *m, int code, const char *fmt, ...)
+{
+    if (m) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->text, sizeof m->text, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+int sb_mpi_error(const char *call, int rc, const char *file, int line)
+{
+    char text[MPI_MAX_ERROR_STRING] = "unknown MPI error";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    log_rank_error("%s failed: %s (%s:%d)", call, text, file, line);
+    return SB_ERUNTIME;
+}
+
+int sb_sys_error(const char *what, const char *file, int line)
+{
+    log_rank_error("%s: %s (%s:%d)", what, strerror(errno), file, line);
+    return SB_ERUNTIME;
+}
+
+static void out_of_memory(size_t bytes, const char *what)
+{
+    log_rank_error("out of memory allocating %zu bytes for %s", bytes, what);
+    MPI_Abort(MPI_COMM_WORLD, SB_ERUNTIME);
+    abort(); /* not reached: MPI_Abort does not return */
+}
+
+void *sb_malloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) out_of_memory(bytes, what);
+    return p;
+}
+
+void *sb_calloc(size_t count, size_t size, const char *what)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size, what);
+    return p;
+}
+
+void *sb_realloc(void *old, size_t bytes, const char *what)
+{
+    void *p = realloc(old, bytes ? bytes : 1);
+    if (!p) out_of_memory(bytes, what);
+    return p;
+}
+
+char *sb_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = sb_malloc(n, "a string");
+    memcpy(p, s, n);
+    return p;
+}

@@ -1,0 +1,229 @@
+/* shiftbox: one binary, one command per run (DESIGN.md "Layout").
+ *
+ * The driver reads the command line and the configuration (rank 0 reads the
+ * file and broadcasts it), builds the rank grid, hands both to the command,
+ * and makes every rank exit with the same code: 0 ok, 1 verification failed,
+ * 2 bad usage or configuration, 3 runtime failure (the job is aborted). */
+#include "args.h"
+#include "command.h"
+#include "log.h"
+#include "report.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const exchange_sections[] = {"run", "decomp", "exchange", "stats", NULL};
+
+static const struct command commands[] = {
+    {"exchange",
+     "sweep k and payload size through an exchange module; time, verify every byte, report "
+     "statistics",
+     exchange_sections, cmd_exchange},
+};
+static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
+
+static const struct command *find_command(const char *name)
+{
+    for (int i = 0; i < ncommands; i++)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
+static void print_usage(FILE *f)
+{
+    fprintf(f,
+            "ShiftBox %s: communication for simulations with range-limited interactions\n\n"
+            "usage: mpirun -np N shiftbox COMMAND [-c FILE.ini] [-s section.key=value ...] "
+            "[--out DIR]\n"
+            "       shiftbox COMMAND --help      the keys of one command\n"
+            "       shiftbox --version\n\n"
+            "commands:\n",
+            SHIFTBOX_VERSION);
+    for (int i = 0; i < ncommands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\noptions:\n"
+               "  -c, --config FILE     read keys from an INI file (see configs/)\n"
+               "  -s, --set KEY=VALUE   set one key after the file, e.g. -s exchange.k=1-4\n"
+               "  -o, --out DIR         write DIR/summary.json and the command's CSV files\n"
+               "  -h, --help            this text; after a command, that command's keys\n"
+               "  -V, --version         the version\n\n"
+               "lists and ranges: exchange.k=1-4, exchange.bytes=10,100,1000\n"
+               "exit codes: 0 ok, 1 verification failed, 2 bad usage or configuration, "
+               "3 runtime failure (MPI, I/O, CUDA, HDF5)\n");
+}
+
+static void print_help(const struct command *cmd)
+{
+    if (log_rank() != 0) return;
+    if (!cmd) {
+        print_usage(stdout);
+        printf("\nkeys (section.key, default, accepted values, meaning):\n");
+        config_write_help(NULL, stdout);
+        return;
+    }
+    printf("usage: mpirun -np N shiftbox %s [-c FILE.ini] [-s section.key=value ...] "
+           "[--out DIR]\n\n%s\n\nkeys (section.key, default, accepted values, meaning):\n",
+           cmd->name, cmd->summary);
+    config_write_help(cmd->sections, stdout);
+}
+
+/* Rank 0 reads the file; every rank gets its text, or -1 when it failed. */
+static long read_config_text(const char *path, char **text, struct sb_msg *m)
+{
+    long len = -1;
+    if (log_rank() == 0) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            sb_fail(m, SB_EUSAGE,
+                    "-c %s: cannot open: %s; accepted: the path of an INI file "
+                    "(see configs/)",
+                    path, strerror(errno));
+        } else {
+            enum { LIMIT = 1 << 20 };
+            *text = sb_malloc(LIMIT + 1, "the configuration file");
+            size_t n = fread(*text, 1, LIMIT + 1, f);
+            if (ferror(f))
+                sb_fail(m, SB_EUSAGE, "-c %s: cannot read: %s", path, strerror(errno));
+            else if (n > LIMIT)
+                sb_fail(m, SB_EUSAGE, "-c %s: larger than 1 MiB; accepted: an INI file", path);
+            else
+                len = (long)n;
+            fclose(f);
+        }
+    }
+    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (len < 0) return -1;
+    if (log_rank() != 0) *text = sb_malloc((size_t)len + 1, "the configuration file");
+    MPI_Bcast(*text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    (*text)[len] = '\0';
+    return len;
+}
+
+static int load_config(struct config *cfg, const struct args *a, struct sb_msg *m)
+{
+    config_init(cfg);
+    if (a->config_file) {
+        char *text = NULL;
+        if (read_config_text(a->config_file, &text, m) < 0) {
+            free(text);
+            return SB_EUSAGE;
+        }
+        cfg->file = sb_strdup(a->config_file);
+        int rc = config_parse_text(cfg, text, a->config_file, m);
+        free(text);
+        CHECK(rc);
+    }
+    for (int i = 0; i < a->noverrides; i++)
+        CHECK(config_override(cfg, a->overrides[i], m));
+    return SB_OK;
+}
+
+/* --out DIR is made by rank 0 before the run, so a bad path costs no run. */
+static int prepare_out_dir(const char *dir, struct sb_msg *m)
+{
+    int rc = SB_OK;
+    if (log_rank() == 0) rc = report_prepare_dir(dir, m);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+static void print_start(const struct run_ctx *ctx)
+{
+    const struct topology *t = &ctx->topo;
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len;
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, ",\n")] = '\0';
+    log_info("ShiftBox %s %s on %d rank%s, grid %dx%dx%d (%s); timer resolution %.0f ns, "
+             "overhead %.0f ns",
+             SHIFTBOX_VERSION, ctx->cmd->name, t->nranks, t->nranks == 1 ? "" : "s", t->dims[0],
+             t->dims[1], t->dims[2], library, ctx->timer.resolution * 1e9,
+             ctx->timer.overhead * 1e9);
+    if (log_rank() != 0) return;
+    printf("# resolved configuration%s%s\n", ctx->cfg->file ? " from " : " (defaults",
+           ctx->cfg->file ? ctx->cfg->file : " and -s)");
+    config_write_ini(ctx->cfg, ctx->cmd->sections, stdout);
+    fflush(stdout);
+}
+
+/* Prints a failure once: rank 0 for what all ranks know, else this rank. */
+static void print_failure(int rc, const struct sb_msg *m)
+{
+    if (!m->text[0]) return;
+    if (rc == SB_EUSAGE)
+        log_error("%s", m->text);
+    else
+        log_rank_error("%s", m->text);
+}
+
+static int run(int argc, char **argv)
+{
+    struct args a;
+    struct sb_msg m = {""};
+    int rc = parse_args(argc, argv, &a, &m);
+    if (rc != SB_OK) {
+        print_failure(rc, &m);
+        return rc;
+    }
+    if (a.version) {
+        log_info("ShiftBox %s", SHIFTBOX_VERSION);
+        return SB_OK;
+    }
+    const struct command *cmd = a.command ? find_command(a.command) : NULL;
+    if (a.command && !cmd) {
+        char known[256] = "";
+        for (int i = 0; i < ncommands; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     commands[i].name);
+        log_error("unknown command '%s'; accepted: %s (shiftbox --help)", a.command, known);
+        return SB_EUSAGE;
+    }
+    if (a.help || !cmd) {
+        print_help(cmd);
+        if (!cmd && !a.help) log_error("no command given; accepted: exchange (shiftbox --help)");
+        return a.help ? SB_OK : SB_EUSAGE;
+    }
+
+    struct config cfg;
+    struct run_ctx ctx = {.cfg = &cfg, .cmd = cmd, .out_dir = a.out_dir};
+    ctx.topo.comm = MPI_COMM_NULL;
+    rc = load_config(&cfg, &a, &m);
+    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &m);
+    if (rc == SB_OK) {
+        int requested[3];
+        cfg_dims(&cfg, "decomp.dims", requested);
+        rc = topology_init(&ctx.topo, MPI_COMM_WORLD, requested, &m);
+    }
+    if (rc != SB_OK) {
+        print_failure(rc, &m);
+        config_free(&cfg);
+        return rc;
+    }
+    timer_calibrate(&ctx.timer, 1 << 20);
+    print_start(&ctx);
+    rc = cmd->run(&ctx);
+    topology_free(&ctx.topo);
+    config_free(&cfg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    log_set_rank(rank);
+
+    int rc = run(argc, argv);
+    if (rc == SB_ERUNTIME) MPI_Abort(MPI_COMM_WORLD, SB_ERUNTIME);
+    /* Every rank leaves with the same code: the worst any of them saw. */
+    int agreed = rc;
+    MPI_Allreduce(&rc, &agreed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return agreed;
+}

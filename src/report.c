@@ -1,0 +1,192 @@
+#include "report.h"
+#include "log.h"
+#include "../gpu/device.h"
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int report_prepare_dir(const char *dir, struct sb_msg *m)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || dir[0] == '\0')
+        return sb_fail(m, SB_EUSAGE, "--out '%s': accepted: a directory path", dir);
+    /* mkdir -p: create each missing parent in turn. */
+    for (char *p = path + 1;; p++) {
+        bool end = *p == '\0';
+        if (*p == '/' || end) {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+                return sb_fail(m, SB_EUSAGE, "--out '%s': cannot create '%s': %s", dir, path,
+                               strerror(errno));
+            if (!end) *p = '/';
+        }
+        if (end) break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sb_fail(m, SB_EUSAGE, "--out '%s': exists and is not a directory", dir);
+    if (access(dir, W_OK) != 0)
+        return sb_fail(m, SB_EUSAGE, "--out '%s': not writable: %s", dir, strerror(errno));
+    return SB_OK;
+}
+
+int report_write_text(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return sb_sys_error(tmp, __FILE__, __LINE__);
+    size_t written = fwrite(text, 1, len, f);
+    int closed = fclose(f);
+    if (written != len || closed != 0) {
+        int rc = sb_sys_error(tmp, __FILE__, __LINE__);
+        unlink(tmp);
+        return rc;
+    }
+    if (rename(tmp, path) != 0) {
+        int rc = sb_sys_error(path, __FILE__, __LINE__);
+        unlink(tmp);
+        return rc;
+    }
+    return SB_OK;
+}
+
+int report_write_json(const char *dir, const char *name, const cJSON *root)
+{
+    char *text = cJSON_Print(root);
+    if (!text) {
+        log_rank_error("cannot format %s (out of memory)", name);
+        return SB_ERUNTIME;
+    }
+    size_t len = strlen(text);
+    text = sb_realloc(text, len + 2, name);
+    text[len++] = '\n';
+    text[len] = '\0';
+    int rc = report_write_text(dir, name, text, len);
+    free(text);
+    return rc;
+}
+
+static cJSON *typed_value(const struct key_spec *k, const struct config *c, const char *key)
+{
+    switch (k->type) {
+    case KEY_INT:
+        return cJSON_CreateNumber((double)cfg_int(c, key));
+    case KEY_REAL:
+        return cJSON_CreateNumber(cfg_real(c, key));
+    case KEY_BOOL:
+        return cJSON_CreateBool(cfg_bool(c, key));
+    case KEY_CHOICE:
+    case KEY_TEXT:
+        return cJSON_CreateString(cfg_text(c, key));
+    case KEY_INT_LIST: {
+        long long *items = sb_malloc(CONFIG_MAX_LIST * sizeof *items, "a list");
+        int n = cfg_int_list(c, key, items);
+        cJSON *list = cJSON_CreateArray();
+        for (int i = 0; i < n; i++)
+            cJSON_AddItemToArray(list, cJSON_CreateNumber((double)items[i]));
+        free(items);
+        return list;
+    }
+    case KEY_DIMS: {
+        int dims[3];
+        cfg_dims(c, key, dims);
+        return cJSON_CreateIntArray(dims, 3);
+    }
+    }
+    return cJSON_CreateNull();
+}
+
+cJSON *report_config(const struct config *c, const char *const *sections)
+{
+    cJSON *root = cJSON_CreateObject();
+    for (int s = 0; config_sections[s]; s++) {
+        if (!section_listed(sections, config_sections[s])) continue;
+        cJSON *section = cJSON_AddObjectToObject(root, config_sections[s]);
+        for (int i = 0; config_keys[i].section; i++) {
+            const struct key_spec *k = &config_keys[i];
+            if (strcmp(k->section, config_sections[s])) continue;
+            char key[256];
+            snprintf(key, sizeof key, "%s.%s", k->section, k->name);
+            cJSON_AddItemToObject(section, k->name, typed_value(k, c, key));
+        }
+    }
+    return root;
+}
+
+cJSON *report_environment(const struct topology *t, const struct timer_calibration *cal)
+{
+    cJSON *env = cJSON_CreateObject();
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, version = 0, subversion = 0;
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, "\n")] = '\0';
+    MPI_Get_version(&version, &subversion);
+    char standard[32];
+    snprintf(standard, sizeof standard, "%d.%d", version, subversion);
+    cJSON_AddStringToObject(env, "mpi_library", library);
+    cJSON_AddStringToObject(env, "mpi_standard", standard);
+    cJSON_AddNumberToObject(env, "ranks", t->nranks);
+    cJSON_AddItemToObject(env, "dims", cJSON_CreateIntArray(t->dims, 3));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(env, "host", host);
+    cJSON_AddNumberToObject(env, "timer_resolution_s", cal->resolution);
+    cJSON_AddNumberToObject(env, "timer_overhead_s", cal->overhead);
+    cJSON_AddNumberToObject(env, "timer_trials", (double)cal->trials);
+    char gpu[256];
+    gpu_probe(gpu, sizeof gpu);
+    cJSON_AddStringToObject(env, "gpu", gpu);
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    char hdf5[32];
+    snprintf(hdf5, sizeof hdf5, "%u.%u.%u", major, minor, release);
+    cJSON_AddStringToObject(env, "hdf5", hdf5);
+    cJSON_AddStringToObject(env, "compiler", __VERSION__);
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(env, "date_utc", date);
+    return env;
+}
+
+cJSON *report_stats(const struct stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)s->n);
+    cJSON_AddNumberToObject(o, "min", s->min);
+    cJSON_AddNumberToObject(o, "median", s->median);
+    cJSON_AddNumberToObject(o, "mean", s->mean);
+    cJSON_AddNumberToObject(o, "max", s->max);
+    cJSON_AddNumberToObject(o, "variance", s->variance);
+    cJSON_AddNumberToObject(o, "stddev", s->stddev);
+    cJSON_AddNumberToObject(o, "cv", s->cv);
+    cJSON_AddNumberToObject(o, "std_error", s->std_error);
+    cJSON_AddNumberToObject(o, "rse", s->rse);
+    return o;
+}
+
+cJSON *report_summary_begin(const char *command, const struct config *c,
+                            const char *const *sections, const struct topology *t,
+                            const struct timer_calibration *cal)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "shiftbox_version", SHIFTBOX_VERSION);
+    cJSON_AddStringToObject(root, "command", command);
+    if (c->file)
+        cJSON_AddStringToObject(root, "config_file", c->file);
+    else
+        cJSON_AddNullToObject(root, "config_file");
+    cJSON_AddItemToObject(root, "config", report_config(c, sections));
+    cJSON_AddItemToObject(root, "environment", report_environment(t, cal));
+    return root;
+}

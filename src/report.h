@@ -1,0 +1,39 @@
+/* What a run leaves behind with --out DIR: summary.json (the resolved
+ * configuration, the environment, the results) and CSV files for sweeps.
+ * Files are written under a temporary name and renamed when complete, so a
+ * crash never leaves half a file where a good one was. */
+#ifndef SB_REPORT_H
+#define SB_REPORT_H
+
+#include "config.h"
+#include "decomp.h"
+#include "stats.h"
+#include "timer.h"
+
+#include <cjson/cJSON.h>
+
+#define SHIFTBOX_VERSION "0.1.0"
+
+/* Creates DIR (and its parents) if needed.  SB_EUSAGE with a message naming
+ * the path when it cannot be a directory. */
+int report_prepare_dir(const char *dir, struct sb_msg *m);
+
+/* Writes text to DIR/NAME atomically.  SB_ERUNTIME on I/O failure. */
+int report_write_text(const char *dir, const char *name, const char *text, size_t len);
+int report_write_json(const char *dir, const char *name, const cJSON *root);
+
+/* The configuration of the given sections as typed JSON. */
+cJSON *report_config(const struct config *c, const char *const *sections);
+
+/* MPI library, ranks, dims, host, timer, GPU, compiler, date. */
+cJSON *report_environment(const struct topology *t, const struct timer_calibration *cal);
+
+/* min, median, mean, max, variance, stddev, cv, std_error, rse, n. */
+cJSON *report_stats(const struct stats *s);
+
+/* The start of a summary: version, command, config, environment. */
+cJSON *report_summary_begin(const char *command, const struct config *c,
+                            const char *const *sections, const struct topology *t,
+                            const struct timer_calibration *cal);
+
+#endif

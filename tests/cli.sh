@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: the issue's acceptance commands, the
+# verdict and exit code every rank agrees on, bad input (exit 2, the key
+# named, nothing written), help, and the output files tools rely on.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# ---- acceptance ---------------------------------------------------------------
+out=$TEST_TMP/accept
+expect "7 ranks in a row, k=1-4, bytes 0 and 4096: verified" 0 'verified: true' -- \
+    "${MPIRUN[@]}" -np 7 "$SHIFTBOX" exchange -s decomp.dims=7,1,1 -s exchange.k=1-4 \
+    -s exchange.bytes=0,4096 -s exchange.repetitions=3 --out "$out"
+expect "summary.json and exchange.csv carry every point" 0 -- $PY - "$out" <<'PYEOF'
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/summary.json"))
+assert s["command"] == "exchange" and s["verified"] is True and s["exit_code"] == 0
+assert s["environment"]["ranks"] == 7 and s["environment"]["dims"] == [7, 1, 1]
+assert s["config"]["exchange"]["k"] == [1, 2, 3, 4]
+assert len(s["points"]) == 8
+for p in s["points"]:
+    for part in ("time_s", "filtered_time_s"):
+        for key in ("n", "min", "median", "mean", "max", "variance", "stddev", "cv",
+                    "std_error", "rse"):
+            assert key in p[part], (part, key)
+    t = p["time_s"]
+    assert t["n"] == 21 and 0 < t["min"] <= t["median"] <= t["max"]
+    assert p["verified"] and p["wrong_bytes"] == 0
+    assert p["messages_per_exchange"] == 2 * p["k"]   # a 7x1x1 row: x hops only
+rows = list(csv.DictReader(open(f"{d}/exchange.csv")))
+assert len(rows) == 8 and all(r["verified"] == "1" for r in rows)
+assert {"module", "k", "bytes", "median_s", "filt_mean_s", "rse"} <= set(rows[0])
+PYEOF
+
+expect "inject_fault=3: exit 1 naming rank, slot, byte, expected and found" 1 \
+    'rank 3: verify: .*slot \(\+[0-9],\+[0-9],\+[0-9]\).*byte [0-9]+: expected 0x[0-9a-f]{2}, found 0x[0-9a-f]{2}' \
+    'verified: false' -- \
+    "${MPIRUN[@]}" -np 7 "$SHIFTBOX" exchange -s decomp.dims=7,1,1 -s exchange.k=1-4 \
+    -s exchange.bytes=0,4096 -s exchange.repetitions=3 -s exchange.inject_fault=3 \
+    --out "$TEST_TMP/fault"
+expect "a fault's summary says verified false" 0 -- $PY -c "
+import json; s = json.load(open('$TEST_TMP/fault/summary.json'))
+assert s['verified'] is False and s['exit_code'] == 1
+assert all(p['wrong_bytes'] > 0 for p in s['points'])"
+expect "varied payload fault is caught too" 1 'rank 0: verify' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.payload=varied -s exchange.k=2 \
+    -s exchange.bytes=300 -s exchange.repetitions=2 -s exchange.inject_fault=0
+
+# Every rank leaves with the verdict's code, not only the rank that saw it.
+each_rank_exit_code() {
+    "${MPIRUN[@]}" -np 3 sh -c '"$0" exchange -s exchange.k=1 -s exchange.bytes=64 \
+        -s exchange.repetitions=2 -s exchange.inject_fault=1 >/dev/null 2>&1; echo "rc=$?"' \
+        "$SHIFTBOX" >"$TEST_TMP/ranks.txt"
+    cat "$TEST_TMP/ranks.txt"
+    [[ $(grep -c '^rc=1$' "$TEST_TMP/ranks.txt") -eq 3 ]]
+}
+expect "every rank exits 1 after a fault on one" 0 -- each_rank_exit_code
+
+points_taking_turns() {
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.k=1-2 -s exchange.bytes=0,64 \
+        -s exchange.repetitions=7 -s exchange.interleave=3 -s exchange.payload=varied \
+        --out "$TEST_TMP/turns" || return
+    $PY - "$TEST_TMP/turns/summary.json" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["verified"] and len(s["points"]) == 4
+assert all(p["time_s"]["n"] == 14 for p in s["points"])
+PYEOF
+}
+expect "points taking turns: every repetition timed and verified" 0 -- points_taking_turns
+
+# ---- bad input: exit 2, a message naming the key and what is accepted ----------
+expect "exchange.k=-1" 2 "exchange.k = '-1'" 'accepted' -- "$SHIFTBOX" exchange -s exchange.k=-1
+expect "exchange.nosuchkey" 2 'exchange.nosuchkey: unknown key' 'keys of \[exchange\]' -- \
+    "$SHIFTBOX" exchange -s exchange.nosuchkey=1
+expect "a typo gets a suggestion" 2 "did you mean 'exchange.repetitions'" -- \
+    "$SHIFTBOX" exchange -s exchange.repetiton=5
+expect "unknown section" 2 'unknown section \[nosection\]' 'known sections' -- \
+    "$SHIFTBOX" exchange -s nosection.k=1
+expect "malformed list" 2 'exchange.bytes' 'accepted: integers' -- \
+    "$SHIFTBOX" exchange -s exchange.bytes=1,,2
+expect "choice out of the list" 2 'exchange.payload' 'uniform\|varied' -- \
+    "$SHIFTBOX" exchange -s exchange.payload=random
+expect "-s without a value" 2 'section.key=value' -- "$SHIFTBOX" exchange -s exchange.k
+expect "missing config file" 2 '-c /nonexistent/x.ini: cannot open' -- \
+    "$SHIFTBOX" exchange -c /nonexistent/x.ini
+printf '[exchange]\nk = 1\nrepetitons = 3\n' >"$TEST_TMP/typo.ini"
+expect "config file: line and key named" 2 'typo.ini:3: exchange.repetitons: unknown key' \
+    "did you mean 'exchange.repetitions'" -- "$SHIFTBOX" exchange -c "$TEST_TMP/typo.ini"
+expect "dims whose product is not the rank count" 2 'decomp.dims = 3,1,1.*2 rank' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s decomp.dims=3,1,1
+expect "inject_fault beyond the ranks" 2 'exchange.inject_fault = 5.*0\.\.1' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.inject_fault=5
+expect "a message larger than MPI's int count" 2 'exchange.k = 64.*int count' -- \
+    "$SHIFTBOX" exchange -s exchange.k=64 -s exchange.bytes=1000000
+expect "unknown command" 2 "unknown command 'exchnage'" 'accepted: exchange' -- \
+    "$SHIFTBOX" exchnage
+expect "no command" 2 'no command given' -- "$SHIFTBOX"
+expect "unknown option" 2 "unknown option '--nope'" -- "$SHIFTBOX" exchange --nope
+touch "$TEST_TMP/plainfile"
+expect "--out below a file" 2 'cannot create .*: Not a directory' -- \
+    "$SHIFTBOX" exchange --out "$TEST_TMP/plainfile/sub"
+
+# Bad input loses and overwrites nothing.
+keep=$TEST_TMP/keep
+mkdir -p "$keep" && echo '{"precious": true}' >"$keep/summary.json"
+fingerprint() { find "$1" -printf '%p %s %T@\n' | sort | md5sum; }
+before=$(fingerprint "$keep")
+expect "bad input leaves --out untouched" 2 -- \
+    "$SHIFTBOX" exchange -s exchange.k=0 --out "$keep"
+after=$(fingerprint "$keep")
+if [[ $before == "$after" ]] && grep -q precious "$keep/summary.json"; then
+    pass "the earlier summary.json is intact"
+else
+    fail "the earlier summary.json was changed"
+fi
+
+# ---- help, version, configuration ---------------------------------------------
+expect "--help lists commands and exit codes" 0 'exchange' 'exit codes' -- "$SHIFTBOX" --help
+expect "exchange --help lists its keys with defaults" 0 'exchange.k +default 1-4' \
+    'decomp.dims' 'stats.cut_coef' -- "$SHIFTBOX" exchange --help
+expect "--version" 0 '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+' -- "$SHIFTBOX" --version
+
+keys=$("$SHIFTBOX" --help | grep -oE '^    [a-z_]+\.[a-z_0-9]+' | tr -d ' ')
+missing=$(for k in $keys; do grep -q -- "$k" "$ROOT/README.md" || echo "$k"; done)
+if [[ -n $keys && -z $missing ]]; then
+    pass "README documents every key ($(echo $keys | wc -w))"
+else
+    fail "README lacks keys: $missing"
+fi
+
+# What rank 0 prints as the resolved configuration reads back as the same run.
+"$SHIFTBOX" exchange -s exchange.k=2 -s exchange.bytes=3,5 -s exchange.repetitions=1 \
+    --out "$TEST_TMP/a" | sed -n '/^# resolved/,/^$/p' | sed '1d' >"$TEST_TMP/resolved.ini"
+expect "the printed configuration is a valid config file" 0 'verified: true' -- \
+    "$SHIFTBOX" exchange -c "$TEST_TMP/resolved.ini" --out "$TEST_TMP/b"
+expect "and gives the same configuration" 0 -- $PY -c "
+import json
+a = json.load(open('$TEST_TMP/a/summary.json'))['config']
+b = json.load(open('$TEST_TMP/b/summary.json'))['config']
+assert a == b, (a, b)"
+
+for f in "$ROOT"/configs/*.ini; do
+    expect "configs/$(basename "$f") parses" 0 'verified: true' -- \
+        "$SHIFTBOX" exchange -c "$f" -s decomp.dims=1,1,1 -s exchange.k=1 -s exchange.bytes=8 \
+        -s exchange.repetitions=1 -s exchange.warmup=0
+done
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]

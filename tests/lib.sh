@@ -1,0 +1,51 @@
+# Shared by the shell tests: run a case, check its exit code and output,
+# count passes and failures.  Source it; it needs SHIFTBOX (the binary).
+: "${SHIFTBOX:=build/shiftbox}"
+: "${TEST_TMP:=$(mktemp -d "${TMPDIR:-/tmp}/shiftbox-tests.XXXXXX")}"
+PASSED=${PASSED:-0}
+FAILED=${FAILED:-0}
+
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# More ranks than cores: Open MPI then yields when idle (correctness only).
+MPIRUN=(mpirun --oversubscribe)
+
+pass() {
+    PASSED=$((PASSED + 1))
+    echo "ok - $1"
+}
+
+fail() {
+    FAILED=$((FAILED + 1))
+    echo "not ok - $1"
+    [[ -n ${2:-} && -f $2 ]] && sed 's/^/    | /' "$2" | tail -25
+}
+
+# expect NAME RC [PATTERN ...] -- COMMAND ...
+# Runs COMMAND; passes when it exits RC and its output (stdout + stderr)
+# matches every PATTERN (grep -E).
+expect() {
+    local name=$1 want=$2
+    shift 2
+    local patterns=()
+    while [[ $1 != -- ]]; do
+        patterns+=("$1")
+        shift
+    done
+    shift
+    local log="$TEST_TMP/$(echo "$name" | tr -c 'A-Za-z0-9._-' '_').log"
+    "$@" >"$log" 2>&1
+    local rc=$?
+    if [[ $rc -ne $want ]]; then
+        fail "$name (exit $rc, expected $want)" "$log"
+        return 1
+    fi
+    for p in "${patterns[@]}"; do
+        if ! grep -Eq -- "$p" "$log"; then
+            fail "$name (output lacks /$p/)" "$log"
+            return 1
+        fi
+    done
+    pass "$name"
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every test: the cmocka unit tests (in TAP form), then the shell suites
+# (command line, MPI matrix).  The last line is what CI reads:
+#   N passed, N failed
+set -u
+cd "$(dirname "$0")/.."
+: "${BUILD:=build}"
+: "${SHIFTBOX:=$BUILD/shiftbox}"
+export SHIFTBOX
+# Open MPI keeps some memory until exit; only ASan builds look at leaks.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+passed=0
+failed=0
+started=$SECONDS
+
+for t in "$BUILD"/tests/test_*; do
+    [[ -x $t && $t != *.d ]] || continue
+    out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+    rc=$?
+    p=$(grep -c '^ok ' <<<"$out")
+    f=$(grep -c '^not ok ' <<<"$out")
+    [[ $rc -ne 0 && $f -eq 0 ]] && f=1 # crashed before reporting
+    echo "unit $(basename "$t"): $p passed, $f failed"
+    [[ $f -ne 0 ]] && sed 's/^/    | /' <<<"$out"
+    passed=$((passed + p))
+    failed=$((failed + f))
+done
+
+for suite in tests/cli.sh tests/mpi-exchange.sh tests/bundle.sh; do
+    echo "== $suite"
+    log=$(mktemp)
+    "$suite" 2>&1 | tee "$log"
+    last=$(tail -n 1 "$log")
+    rm -f "$log"
+    if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    else
+        echo "not ok - $suite ended without a result line"
+        failed=$((failed + 1))
+    fi
+done
+
+echo "all tests took $((SECONDS - started)) s"
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

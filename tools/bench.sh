@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# make bench: what can be measured on this machine in one run, as ratios.
+#
+# 1. Seed 000 Eq. 1: the 1D Shift's time is linear in k.  Two ranks in a row,
+#    x phase only, k = 1..8, payloads below and above Open MPI's 4 KiB
+#    shared-memory eager limit; prints T(k) / (k T(1)) per payload.  The
+#    points take turns (10 exchanges each), so that the machine's drift
+#    (seen here: a shared VM slowing 2-3x for seconds) hits every k alike.
+# At most 2 ranks: more than the cores would oversubscribe and time nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${SHIFTBOX:=build/shiftbox}"
+: "${NP:=2}"
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+out=results/bench/shift-1d
+echo "== bench 1: 1D Shift, $NP ranks, time against k (seed 000 Eq. 1)"
+mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phases=x \
+    -s exchange.k=1-8 -s exchange.bytes=10,1000,10000,100000 -s exchange.repetitions=300 \
+    -s exchange.warmup=50 -s exchange.interleave=10 --out "$out" >"$out.log" 2>&1 ||
+    { cat "$out.log"; exit 1; }
+grep -E '^verified' "$out.log"
+/usr/bin/python3 tools/shift_scaling.py "$out"
