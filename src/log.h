@@ -18,8 +18,8 @@ void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* stderr, this rank, prefixed "shiftbox: rank R: ". */
 void log_rank_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Progress on one line of stderr, rank 0 only, and only when stderr is a
- * terminal; progress_done() clears the line. */
+/* Progress on one line of stderr, rank 0 only, only when stderr is a
+ * terminal, and at most five times a second; progress_done() clears it. */
 void log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_progress_done(void);
 bool log_progress_enabled(void);
