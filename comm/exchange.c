@@ -38,6 +38,9 @@ int exchange_create(struct exchange *x, const char *name, const struct topology 
     x->opts = *o;
     for (int d = 0; d < 3; d++)
         x->kdim[d] = (o->phases & (1u << d)) ? o->k : 0;
+    x->idle = !x->ops->teams && t->leaders == MPI_COMM_NULL;
+    x->delivers = !x->idle;
+    if (x->idle) return SB_OK;
     return x->ops->setup(x);
 }
 
@@ -45,12 +48,14 @@ int exchange_run(struct exchange *x, const struct payload *own, struct slots *ou
 {
     x->last.messages = 0;
     x->last.bytes = 0;
+    x->last.buffer_bytes = 0;
+    if (x->idle) return SB_OK;
     return x->ops->run(x, own, out);
 }
 
 void exchange_destroy(struct exchange *x)
 {
-    if (x->ops && x->ops->destroy) x->ops->destroy(x);
+    if (x->ops && x->ops->destroy && !x->idle) x->ops->destroy(x);
     x->ops = NULL;
     x->state = NULL;
 }

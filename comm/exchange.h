@@ -3,7 +3,12 @@
  * An exchange delivers to each box the payloads of all boxes within k layers,
  * itself included, into a slot buffer (slots.h).  Modules are ops tables
  * registered by name in comm/registry.c; adding a module is one new file plus
- * one registry line, and the driver never names a module. */
+ * one registry line, and the driver never names a module.
+ *
+ * A box may be held by a team of ranks (decomp.h).  A module that knows
+ * teams (ops->teams) runs on every rank; any other runs on the team leaders
+ * only, one rank per box, and is idle elsewhere.  Either way, after run()
+ * the ranks with x->delivers set hold the box's slots. */
 #ifndef SB_EXCHANGE_H
 #define SB_EXCHANGE_H
 
@@ -17,9 +22,10 @@
 enum phase_bits { PHASE_X = 1, PHASE_Y = 2, PHASE_Z = 4 };
 
 struct exchange_opts {
-    int k;           /* layers, 1..EXCHANGE_MAX_K */
-    unsigned phases; /* PHASE_X | PHASE_Y | PHASE_Z: the dimensions exchanged */
-    bool uniform;    /* every box sends as many bytes as this one (sizes need not travel) */
+    int k;            /* layers, 1..EXCHANGE_MAX_K */
+    unsigned phases;  /* PHASE_X | PHASE_Y | PHASE_Z: the dimensions exchanged */
+    bool uniform;     /* every box sends as many bytes as this one (sizes need not travel) */
+    bool deliver_all; /* teams: every member receives the slots, not only the leader */
 };
 
 struct payload {
@@ -29,9 +35,10 @@ struct payload {
 
 /* What one exchange cost this rank, counted by the module. */
 struct exchange_counters {
-    long messages;       /* point-to-point messages sent */
+    long messages;       /* messages sent: point-to-point, and for a collective the ones a
+                            linear algorithm sends from this rank */
     long long bytes;     /* bytes in them */
-    size_t buffer_bytes; /* exchange buffers currently held */
+    size_t buffer_bytes; /* most bytes of exchange buffers in use at once, slots included */
 };
 
 struct exchange;
@@ -39,6 +46,7 @@ struct exchange;
 typedef struct exchange_ops {
     const char *name;
     const char *summary;
+    bool teams; /* runs on every member of a team, not only on its leader */
     int (*setup)(struct exchange *x);
     int (*run)(struct exchange *x, const struct payload *own, struct slots *out);
     void (*destroy)(struct exchange *x);
@@ -48,28 +56,42 @@ struct exchange {
     const exchange_ops *ops;
     const struct topology *topo;
     struct exchange_opts opts;
-    int kdim[3]; /* k in the exchanged dimensions, 0 in the others */
-    struct exchange_counters last;
-    void *state; /* the module's own */
+    int kdim[3];                   /* k in the exchanged dimensions, 0 in the others */
+    bool idle;                     /* a leaders-only module on a rank that leads no team */
+    bool delivers;                 /* this rank holds slots after run() */
+    struct exchange_counters last; /* of the latest run */
+    void *state;                   /* the module's own */
 };
+
+/* Modules report the buffer bytes in use at their high points of a run. */
+static inline void exchange_note_buffers(struct exchange *x, size_t bytes)
+{
+    if (bytes > x->last.buffer_bytes) x->last.buffer_bytes = bytes;
+}
 
 /* The registry: NULL-terminated. */
 extern const exchange_ops *const exchange_modules[];
 
 const exchange_ops *exchange_lookup(const char *name);
 
-/* Sets up module `name` on topology t.  Returns SB_OK, SB_EUSAGE (unknown
- * module, with a message listing the known ones) or SB_ERUNTIME. */
+/* Sets up module `name` on topology t (collective over t->comm).  Returns
+ * SB_OK, SB_EUSAGE (unknown module, with a message listing the known ones)
+ * or SB_ERUNTIME. */
 int exchange_create(struct exchange *x, const char *name, const struct topology *t,
                     const struct exchange_opts *o, struct sb_msg *m);
 
-/* Runs one exchange of `own` into `out` (initialised with slots_init(out, x->kdim)).
- * The slot data stays valid until the next run or destroy. */
+/* Runs one exchange of `own` into `out` (initialised with slots_init(out,
+ * x->kdim)); a no-op on idle ranks.  Team members pass their box's payload
+ * too; the module uses the leader's.  The slot data stays valid until the
+ * next run or destroy. */
 int exchange_run(struct exchange *x, const struct payload *own, struct slots *out);
 
 void exchange_destroy(struct exchange *x);
 
 /* Parses "xyz", "x", "xy", ... into phase bits; 0 when malformed. */
 unsigned phases_parse(const char *text);
+
+/* Message tags: every module's fit below this, far under MPI's minimum tag bound. */
+#define EXCHANGE_TAG_LIMIT 32767
 
 #endif

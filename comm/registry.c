@@ -3,11 +3,10 @@
 
 #include <string.h>
 
-extern const exchange_ops shift_ops;
+extern const exchange_ops shift_ops, shift_isend_ops, teamshift_ops, direct_ops;
 
 const exchange_ops *const exchange_modules[] = {
-    &shift_ops,
-    NULL,
+    &shift_ops, &shift_isend_ops, &teamshift_ops, &direct_ops, NULL,
 };
 
 const exchange_ops *exchange_lookup(const char *name)

@@ -11,10 +11,11 @@ uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The stream key of one box in one repetition. */
+/* The stream key of one box in one repetition of one payload kind. */
 static uint64_t box_key(const struct pattern *p, long box_id, long rep)
 {
-    return splitmix64(splitmix64(p->seed ^ (uint64_t)box_id * 0xD1B54A32D192ED03ull) +
+    uint64_t kind = splitmix64((uint64_t)p->bytes * 2 + (p->varied ? 1 : 0));
+    return splitmix64(splitmix64(p->seed ^ (uint64_t)box_id * 0xD1B54A32D192ED03ull ^ kind) +
                       (uint64_t)rep);
 }
 
@@ -87,6 +88,23 @@ long verify_slots(const struct slots *s, const struct pattern *p, const int dims
         wrong += bad;
     }
     return wrong;
+}
+
+uint64_t slot_hash(const unsigned char *data, size_t n)
+{
+    uint64_t h = splitmix64(n);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, data + i, sizeof w);
+        h = splitmix64(h ^ w);
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, data + i, n - i);
+        h = splitmix64(h ^ w ^ 0xFF00000000000000ull);
+    }
+    return h;
 }
 
 int inject_fault(struct slots *s)

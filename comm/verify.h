@@ -44,6 +44,15 @@ struct verify_fault {
 long verify_slots(const struct slots *s, const struct pattern *p, const int dims[3],
                   const int coords[3], long rep, struct verify_fault *first);
 
+/* A 64-bit hash of one slot: its size and every byte. */
+uint64_t slot_hash(const unsigned char *data, size_t n);
+
+/* Folds a hash into a running digest (order matters). */
+static inline uint64_t hash_fold(uint64_t digest, uint64_t h)
+{
+    return splitmix64(digest ^ h);
+}
+
 /* Flips one byte of the last non-empty slot (or, when every slot is empty,
  * corrupts the size of the last one), so that a test can see it caught.
  * Returns the slot index it changed. */

@@ -1,14 +1,18 @@
-/* shiftbox exchange: sweeps k and the payload size through an exchange
- * module.  Every exchange is timed on every rank after a barrier and every
+/* shiftbox exchange: sweeps exchange modules over grids, team sizes, k and
+ * payloads.  Every exchange is timed on every rank after a barrier and every
  * byte it delivered is verified; each sweep point reports the statistics of
- * seed 002 sec. 3.4 over all ranks x repetitions, unfiltered and filtered at
- * cut_coef x median.
+ * seed 002 sec. 3.4 over the delivering ranks x repetitions, unfiltered and
+ * filtered at cut_coef x median.
  *
- * Points either run their repetitions one point after another, or take
- * turns (exchange.interleave = N exchanges a turn), so that a machine whose
- * speed drifts during the run slows every point alike instead of the ones
- * that happened to run late. */
+ * The sweep runs grid by grid (each team size c, each grid of the P/c
+ * boxes).  Within a grid every point -- each k, payload kind, size and
+ * module -- is set up at once and the points take turns, exchange.interleave
+ * exchanges each, so that a machine whose speed drifts during the run slows
+ * every point alike.  Every module of a point sees the same data in the same
+ * repetition, so the slots after the last exchange must hash alike across
+ * modules; a point whose modules disagree fails like a wrong byte. */
 #include "command.h"
+#include "decomp.h"
 #include "log.h"
 #include "report.h"
 #include "stats.h"
@@ -21,56 +25,89 @@
 #include <string.h>
 #include <unistd.h>
 
+#define MAX_MODULES 16
+#define MAX_GRIDS   512
+
 struct plan {
-    const char *module;
+    const exchange_ops *modules[MAX_MODULES];
+    int nmodules;
     const char *phases_text;
     unsigned phases;
-    const char *payload_text;
-    bool varied;
-    long long *k, *bytes;
-    int nk, nbytes;
-    long repetitions, warmup;
-    long interleave; /* exchanges a point runs per turn; 0: all in one turn */
-    long inject_rank;
+    bool kinds[2]; /* payload kinds: varied = true */
+    int nkinds;
+    long long *k, *bytes, *teams;
+    int nk, nbytes, nteams;
+    int dims_request[3]; /* 0 where MPI chooses */
+    bool all_grids;
+    bool deliver_all;
+    long repetitions, warmup, interleave;
+    long inject_rank;                            /* -1: no fault */
+    const exchange_ops *inject[MAX_MODULES + 1]; /* the modules it hits */
+    bool inject_hashes;                          /* after the byte check, before hashing */
     double cut_coef;
     uint64_t seed;
+    bool slot_hashes;
 };
 
-/* One sweep point: a k, a payload size, and what its exchanges measured. */
+/* One sweep point: a module on one grid at one k, payload kind and size. */
 struct point {
-    int k;
+    const char *module;
+    int team_size, dims[3], k;
     long long bytes;
-    struct exchange *x;   /* the sweep's exchange for this k */
-    struct slots *slots;  /* and its slot buffer */
-    double *times;        /* this rank's timed exchanges, s */
-    long timed;           /* how many of them so far */
-    long messages;        /* sent in the timed exchanges, this rank */
-    long long bytes_sent; /* likewise */
-    long wrong;           /* wrong bytes this rank found */
-    bool reported;        /* this rank has printed its first wrong byte */
-    /* Results, on every rank after finish_point (statistics on rank 0 only). */
-    struct stats all, filtered;
-    double mean_messages;   /* per exchange per rank, mean over ranks */
-    double mean_bytes_sent; /* likewise */
-    double buffer_max;      /* exchange buffer bytes, max over ranks */
-    long wrong_total;       /* summed over ranks */
-};
-
-/* Every exchange of a run: one exchange and one slot buffer per k. */
-struct sweep {
+    bool varied;
+    /* While its grid runs: */
     struct exchange *x;
     struct slots *slots;
+    double *times;        /* this rank's timed exchanges, s */
+    long timed;           /* how many of them */
+    long messages;        /* sent in the timed exchanges, this rank */
+    long long bytes_sent; /* likewise */
+    size_t buffer_peak;   /* most exchange buffer bytes in use, this rank */
+    size_t slot_bytes;    /* payload bytes in this rank's slots, last exchange */
+    long wrong;           /* wrong bytes this rank found */
+    long injected;        /* faults this rank injected */
+    bool reported;        /* this rank has printed its first wrong byte */
+    uint64_t *slot_hash;  /* leaders: each slot's hash after the last exchange */
+    /* Results, filled by finish_point (statistics and digest on rank 0): */
+    struct stats all, filtered;
+    double mean_messages, mean_bytes_sent; /* per exchange per working rank */
+    double buffer_peak_max, slot_bytes_max;
+    long wrong_total;
+    uint64_t digest; /* the slots of every box, hashed in box order */
+    bool modules_agree;
+};
+
+/* The points of one grid, set up together. */
+struct grid {
+    struct topology topo;
+    struct exchange *x; /* [k][module] */
+    struct slots *slots;
     int nx;
-    struct point *pts;
+    struct point *pts; /* within the run's list */
     int npoints;
     unsigned char *own; /* this rank's payload, sized for the largest */
-    long serial;        /* exchanges run so far; names each one's pattern */
-    long total;         /* exchanges the run will do */
+};
+
+/* Every point of the run. */
+struct results {
+    struct point *pts;
+    int npoints, cap;
+    char *slot_hash_csv; /* rank 0, when exchange.slot_hashes is set */
+    size_t slot_hash_len;
+    FILE *slot_hash_file;
 };
 
 static int phase_count(unsigned phases)
 {
     return !!(phases & PHASE_X) + !!(phases & PHASE_Y) + !!(phases & PHASE_Z);
+}
+
+static long long largest(const long long *v, int n)
+{
+    long long m = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > m) m = v[i];
+    return m;
 }
 
 /* Ranks sharing this node, so a memory check can divide the node's memory. */
@@ -85,258 +122,509 @@ static int ranks_on_node(MPI_Comm comm)
     return n;
 }
 
-static long long largest(const long long *v, int n)
+/* ---- the plan ------------------------------------------------------------ */
+
+static int read_modules(struct plan *p, const struct config *c, struct sb_msg *m)
 {
-    long long m = 0;
-    for (int i = 0; i < n; i++)
-        if (v[i] > m) m = v[i];
-    return m;
+    char name[64];
+    for (int i = 0; cfg_choice_item(c, "exchange.module", i, name, sizeof name); i++) {
+        const exchange_ops *ops = exchange_lookup(name);
+        if (!ops) return sb_fail(m, SB_EUSAGE, "exchange.module: '%s' is not built in", name);
+        for (int j = 0; j < p->nmodules; j++)
+            if (p->modules[j] == ops)
+                return sb_fail(m, SB_EUSAGE, "exchange.module lists '%s' twice", name);
+        if (p->nmodules == MAX_MODULES)
+            return sb_fail(m, SB_EUSAGE, "exchange.module lists more than %d modules", MAX_MODULES);
+        p->modules[p->nmodules++] = ops;
+    }
+    return SB_OK;
 }
 
-/* Rejects sweeps whose largest message overflows MPI's int count or whose
- * slot buffers (one per k, all held for the whole run) cannot fit this
- * rank's share of the node's memory. */
+static void read_injection(struct plan *p, const struct config *c)
+{
+    char name[64];
+    int n = 0;
+    for (int i = 0; cfg_choice_item(c, "exchange.inject_module", i, name, sizeof name); i++)
+        if (n < MAX_MODULES) p->inject[n++] = exchange_lookup(name);
+    p->inject[n] = NULL;
+    p->inject_rank = (long)cfg_int(c, "exchange.inject_fault");
+    p->inject_hashes = !strcmp(cfg_text(c, "exchange.inject_into"), "hashes");
+}
+
+/* Whether this rank corrupts this point's slots. */
+static bool injects(const struct plan *p, const struct topology *t, const struct point *pt)
+{
+    if (t->rank != p->inject_rank) return false;
+    for (int i = 0; p->inject[i]; i++)
+        if (p->inject[i] == pt->x->ops) return true;
+    return false;
+}
+
+static int read_kinds(struct plan *p, const struct config *c, struct sb_msg *m)
+{
+    char kind[32];
+    for (int i = 0; cfg_choice_item(c, "exchange.payload", i, kind, sizeof kind); i++) {
+        bool varied = !strcmp(kind, "varied");
+        for (int j = 0; j < p->nkinds; j++)
+            if (p->kinds[j] == varied)
+                return sb_fail(m, SB_EUSAGE, "exchange.payload lists '%s' twice", kind);
+        p->kinds[p->nkinds++] = varied;
+    }
+    return SB_OK;
+}
+
+/* Every c must divide the rank count; "all" means every divisor. */
+static int read_teams(struct plan *p, const struct config *c, int nranks, struct sb_msg *m)
+{
+    p->teams = sb_malloc(CONFIG_MAX_LIST * sizeof *p->teams, "the team sizes");
+    if (cfg_all(c, "exchange.team_size")) {
+        p->nteams = 0;
+        for (int d = 1; d <= nranks; d++)
+            if (nranks % d == 0) p->teams[p->nteams++] = d;
+        return SB_OK;
+    }
+    p->nteams = cfg_int_list(c, "exchange.team_size", p->teams);
+    for (int i = 0; i < p->nteams; i++) {
+        if (nranks % p->teams[i] == 0) continue;
+        char divisors[512] = "";
+        for (int d = 1; d <= nranks; d++)
+            if (nranks % d == 0)
+                snprintf(divisors + strlen(divisors), sizeof divisors - strlen(divisors), "%s%d",
+                         divisors[0] ? ", " : "", d);
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.team_size = %lld: %d ranks do not split into teams of %lld; "
+                       "accepted: divisors of %d (%s), or all",
+                       p->teams[i], nranks, p->teams[i], nranks, divisors);
+    }
+    return SB_OK;
+}
+
+/* Rejects sweeps whose messages overflow MPI's int count, or whose buffers
+ * (every point of a grid is set up at once) exceed this rank's share of the
+ * node's memory. */
 static int check_sizes(const struct plan *p, int local_ranks, struct sb_msg *m)
 {
     double node_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
     double share = 0.8 * node_bytes / local_ranks;
     int np = phase_count(p->phases);
     long long bytes = largest(p->bytes, p->nbytes);
-    double slot = p->varied ? (double)record_bytes(2 * (size_t)bytes) : (double)bytes;
+    bool varied = p->kinds[0] || (p->nkinds > 1 && p->kinds[1]);
+    double slot = varied ? (double)record_bytes(2 * (size_t)bytes) : (double)bytes;
+    bool whole = false;    /* a module that moves all slots in one MPI call */
+    double per_slot = 0.0; /* buffer bytes per slot byte, summed over modules */
+    for (int i = 0; i < p->nmodules; i++) {
+        bool team = p->modules[i]->teams;
+        whole |= team || !strcmp(p->modules[i]->name, "direct");
+        per_slot += team ? 3.0 : varied ? 2.0 : 1.0;
+    }
     double buffers = 0.0;
     for (int i = 0; i < p->nk; i++) {
         double side = 2.0 * (double)p->k[i] + 1.0;
-        double message = slot * pow(side, np - 1);
+        double message = slot * pow(side, whole ? np : np - 1);
         if (message > INT_MAX)
             return sb_fail(m, SB_EUSAGE,
-                           "exchange.k = %lld with exchange.bytes = %lld: the last phase sends "
-                           "%.3g bytes in one message, more than MPI's int count (%d); "
-                           "accepted: smaller k or bytes",
+                           "exchange.k = %lld with exchange.bytes = %lld: one MPI call would "
+                           "move %.3g bytes, more than MPI's int count (%d); accepted: smaller "
+                           "k or bytes",
                            p->k[i], bytes, message, INT_MAX);
-        /* varied: the buffer keeps room at both ends for the sizes to come */
-        buffers += slot * pow(side, np) * (p->varied ? 2.0 : 1.0);
+        buffers += per_slot * slot * pow(side, np);
     }
     if (buffers > share)
         return sb_fail(m, SB_EUSAGE,
-                       "exchange.k = %s with exchange.bytes up to %lld needs %.3g GB of slots "
-                       "per rank, but %d ranks share %.3g GB here; accepted: fewer or smaller "
-                       "k or bytes",
-                       "(the list)", bytes, buffers / 1e9, local_ranks, node_bytes / 1e9);
+                       "exchange.k and exchange.bytes (up to %lld) need %.3g GB of exchange "
+                       "buffers per rank for %d module(s), but %d ranks share %.3g GB here; "
+                       "accepted: fewer or smaller k, bytes or modules",
+                       bytes, buffers / 1e9, p->nmodules, local_ranks, node_bytes / 1e9);
     return SB_OK;
 }
 
-static int plan_from_config(struct plan *p, const struct config *c, const struct topology *t,
+static int plan_from_config(struct plan *p, const struct config *c, const struct run_ctx *ctx,
                             struct sb_msg *m)
 {
-    p->module = cfg_text(c, "exchange.module");
-    p->phases_text = cfg_text(c, "exchange.phases");
-    p->phases = phases_parse(p->phases_text);
-    p->payload_text = cfg_text(c, "exchange.payload");
-    p->varied = !strcmp(p->payload_text, "varied");
+    memset(p, 0, sizeof *p);
     p->k = sb_malloc(CONFIG_MAX_LIST * sizeof *p->k, "the k list");
     p->bytes = sb_malloc(CONFIG_MAX_LIST * sizeof *p->bytes, "the bytes list");
     p->nk = cfg_int_list(c, "exchange.k", p->k);
     p->nbytes = cfg_int_list(c, "exchange.bytes", p->bytes);
+    p->phases_text = cfg_text(c, "exchange.phases");
+    p->phases = phases_parse(p->phases_text);
+    p->deliver_all = !strcmp(cfg_text(c, "exchange.team_deliver"), "all");
     p->repetitions = (long)cfg_int(c, "exchange.repetitions");
     p->warmup = (long)cfg_int(c, "exchange.warmup");
     p->interleave = (long)cfg_int(c, "exchange.interleave");
-    p->inject_rank = (long)cfg_int(c, "exchange.inject_fault");
+    read_injection(p, c);
     p->cut_coef = cfg_real(c, "stats.cut_coef");
     p->seed = (uint64_t)cfg_int(c, "run.seed");
-    if (p->inject_rank >= t->nranks)
+    p->slot_hashes = cfg_bool(c, "exchange.slot_hashes");
+    p->all_grids = cfg_all(c, "decomp.dims");
+    if (!p->all_grids) cfg_dims(c, "decomp.dims", p->dims_request);
+    CHECK(read_modules(p, c, m));
+    CHECK(read_kinds(p, c, m));
+    CHECK(read_teams(p, c, ctx->nranks, m));
+    if (p->inject_rank >= ctx->nranks)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_fault = %ld, but the run has %d ranks; accepted: -1 "
                        "(off) or a rank in 0..%d",
-                       p->inject_rank, t->nranks, t->nranks - 1);
-    return check_sizes(p, ranks_on_node(t->comm), m);
+                       p->inject_rank, ctx->nranks, ctx->nranks - 1);
+    /* An explicit grid must fit every team size before anything runs. */
+    for (int i = 0; i < p->nteams && !p->all_grids; i++) {
+        int dims[3];
+        CHECK(choose_dims(ctx->nranks / (int)p->teams[i], p->dims_request, dims, m));
+    }
+    return check_sizes(p, ranks_on_node(ctx->world), m);
 }
 
 static void plan_free(struct plan *p)
 {
     free(p->k);
     free(p->bytes);
+    free(p->teams);
 }
 
-/* ---- the sweep -------------------------------------------------------------- */
+/* ---- one grid --------------------------------------------------------------- */
 
-static int sweep_init(struct sweep *w, const struct plan *p, const struct topology *t,
-                      struct sb_msg *m)
+static struct point *add_point(struct results *r)
 {
-    memset(w, 0, sizeof *w);
-    w->nx = p->nk;
-    w->x = sb_calloc((size_t)p->nk, sizeof *w->x, "exchanges");
-    w->slots = sb_calloc((size_t)p->nk, sizeof *w->slots, "slot buffers");
-    for (int i = 0; i < p->nk; i++) {
-        struct exchange_opts o = {.k = (int)p->k[i], .phases = p->phases, .uniform = !p->varied};
-        int rc = exchange_create(&w->x[i], p->module, t, &o, m);
+    if (r->npoints == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->pts = sb_realloc(r->pts, (size_t)r->cap * sizeof *r->pts, "sweep points");
+    }
+    struct point *pt = &r->pts[r->npoints++];
+    memset(pt, 0, sizeof *pt);
+    pt->modules_agree = true; /* until rank 0 finds otherwise */
+    return pt;
+}
+
+/* Sets up every exchange of the grid (one per k, payload kind and module)
+ * and lists its points: k, then payload kind, then size, then module, so
+ * that a point's modules sit together. */
+static int grid_init(struct grid *g, const struct plan *p, struct results *r, struct sb_msg *m)
+{
+    const struct topology *t = &g->topo;
+    g->nx = p->nk * p->nkinds * p->nmodules;
+    g->x = sb_calloc((size_t)g->nx, sizeof *g->x, "exchanges");
+    g->slots = sb_calloc((size_t)g->nx, sizeof *g->slots, "slot buffers");
+    for (int i = 0; i < g->nx; i++) {
+        int ik = i / (p->nkinds * p->nmodules), ip = i / p->nmodules % p->nkinds;
+        struct exchange_opts o = {.k = (int)p->k[ik],
+                                  .phases = p->phases,
+                                  .uniform = !p->kinds[ip],
+                                  .deliver_all = p->deliver_all};
+        int rc = exchange_create(&g->x[i], p->modules[i % p->nmodules]->name, t, &o, m);
         if (rc != SB_OK) {
-            w->nx = i;
+            g->nx = i;
             return rc;
         }
-        slots_init(&w->slots[i], w->x[i].kdim);
+        slots_init(&g->slots[i], g->x[i].kdim);
     }
-    w->npoints = p->nk * p->nbytes;
-    w->pts = sb_calloc((size_t)w->npoints, sizeof *w->pts, "sweep points");
-    for (int i = 0; i < p->nk; i++) {
-        for (int j = 0; j < p->nbytes; j++) {
-            struct point *pt = &w->pts[i * p->nbytes + j];
-            pt->k = (int)p->k[i];
-            pt->bytes = p->bytes[j];
-            pt->x = &w->x[i];
-            pt->slots = &w->slots[i];
-            pt->times = sb_malloc((size_t)p->repetitions * sizeof *pt->times, "timings");
-        }
-    }
-    long long bytes = largest(p->bytes, p->nbytes);
-    w->own = sb_malloc(p->varied ? 2 * (size_t)bytes : (size_t)bytes, "the own payload");
-    w->total = (long)w->npoints * (p->warmup + p->repetitions);
+    int first = r->npoints;
+    for (int ik = 0; ik < p->nk; ik++)
+        for (int ip = 0; ip < p->nkinds; ip++)
+            for (int ib = 0; ib < p->nbytes; ib++)
+                for (int im = 0; im < p->nmodules; im++) {
+                    struct point *pt = add_point(r);
+                    int ix = (ik * p->nkinds + ip) * p->nmodules + im;
+                    pt->module = p->modules[im]->name;
+                    pt->team_size = t->team_size;
+                    memcpy(pt->dims, t->dims, sizeof pt->dims);
+                    pt->k = (int)p->k[ik];
+                    pt->bytes = p->bytes[ib];
+                    pt->varied = p->kinds[ip];
+                    pt->x = &g->x[ix];
+                    pt->slots = &g->slots[ix];
+                    pt->times = sb_malloc((size_t)p->repetitions * sizeof *pt->times, "timings");
+                }
+    g->pts = &r->pts[first];
+    g->npoints = r->npoints - first;
+    size_t most = 2 * (size_t)largest(p->bytes, p->nbytes);
+    g->own = sb_malloc(most, "the own payload");
     return SB_OK;
 }
 
-static void sweep_free(struct sweep *w)
+static void grid_free(struct grid *g)
 {
-    for (int i = 0; i < w->nx; i++) {
-        exchange_destroy(&w->x[i]);
-        slots_free(&w->slots[i]);
+    for (int i = 0; i < g->nx; i++) {
+        exchange_destroy(&g->x[i]);
+        slots_free(&g->slots[i]);
     }
-    for (int i = 0; i < w->npoints; i++)
-        free(w->pts[i].times);
-    free(w->x);
-    free(w->slots);
-    free(w->pts);
-    free(w->own);
+    for (int i = 0; i < g->npoints; i++) {
+        free(g->pts[i].times);
+        free(g->pts[i].slot_hash);
+        g->pts[i].times = NULL;
+        g->pts[i].slot_hash = NULL;
+        g->pts[i].x = NULL;
+        g->pts[i].slots = NULL;
+    }
+    free(g->x);
+    free(g->slots);
+    free(g->own);
 }
 
-static void report_wrong(const struct point *pt, long serial, const struct verify_fault *f,
-                         long wrong)
+static void report_wrong(const struct point *pt, long rep, const struct verify_fault *f, long wrong)
 {
+    char where[160];
+    snprintf(where, sizeof where, "%s c=%d %dx%dx%d k=%d bytes=%lld%s exchange %ld", pt->module,
+             pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k, pt->bytes,
+             pt->varied ? " varied" : "", rep);
     if (f->size_wrong)
-        log_rank_error("verify: k=%d bytes=%lld exchange %ld: slot (%+d,%+d,%+d) of box "
-                       "(%d,%d,%d) holds %zu bytes, expected %zu (%ld wrong)",
-                       pt->k, pt->bytes, serial, f->d[0], f->d[1], f->d[2], f->box[0], f->box[1],
-                       f->box[2], f->found_size, f->expected_size, wrong);
+        log_rank_error("verify: %s: slot (%+d,%+d,%+d) of box (%d,%d,%d) holds %zu bytes, "
+                       "expected %zu (%ld wrong)",
+                       where, f->d[0], f->d[1], f->d[2], f->box[0], f->box[1], f->box[2],
+                       f->found_size, f->expected_size, wrong);
     else
-        log_rank_error("verify: k=%d bytes=%lld exchange %ld: slot (%+d,%+d,%+d) of box "
-                       "(%d,%d,%d) byte %zu: expected 0x%02x, found 0x%02x (%ld wrong bytes)",
-                       pt->k, pt->bytes, serial, f->d[0], f->d[1], f->d[2], f->box[0], f->box[1],
-                       f->box[2], f->byte, f->expected, f->found, wrong);
+        log_rank_error("verify: %s: slot (%+d,%+d,%+d) of box (%d,%d,%d) byte %zu: expected "
+                       "0x%02x, found 0x%02x (%ld wrong bytes)",
+                       where, f->d[0], f->d[1], f->d[2], f->box[0], f->box[1], f->box[2], f->byte,
+                       f->expected, f->found, wrong);
 }
 
-/* One exchange of point pt: fill the payload, barrier, time the exchange,
- * verify every byte.  `timed` records the time and the counters. */
-static int run_one(struct run_ctx *ctx, const struct plan *p, struct sweep *w, struct point *pt,
-                   bool timed)
+/* After a point's last exchange: the hash of every slot, and their bytes. */
+static void record_last(struct point *pt)
 {
-    const struct topology *t = &ctx->topo;
-    struct pattern pat = {.seed = p->seed, .bytes = (size_t)pt->bytes, .varied = p->varied};
-    long serial = w->serial++;
-    size_t n = payload_size(&pat, t->rank, serial);
-    pattern_fill(&pat, t->rank, serial, w->own, n);
-    struct payload mine = {w->own, n};
+    const struct slots *s = pt->slots;
+    pt->slot_bytes = 0;
+    if (!pt->slot_hash)
+        pt->slot_hash = sb_malloc((size_t)s->count * sizeof *pt->slot_hash, "slot hashes");
+    for (int i = 0; i < s->count; i++) {
+        pt->slot_hash[i] = slot_hash(s->data + s->offset[i], s->size[i]);
+        pt->slot_bytes += s->size[i];
+    }
+}
+
+/* Exchange `rep` of point pt: fill the payload, barrier, time the exchange,
+ * verify every byte on the ranks that hold slots. */
+static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, struct point *pt,
+                   long rep, bool timed)
+{
+    const struct topology *t = &g->topo;
+    struct pattern pat = {.seed = p->seed, .bytes = (size_t)pt->bytes, .varied = pt->varied};
+    size_t n = payload_size(&pat, t->box, rep);
+    pattern_fill(&pat, t->box, rep, g->own, n);
+    struct payload mine = {g->own, n};
 
     CHECK_MPI(MPI_Barrier(t->comm));
     double t0 = MPI_Wtime();
     int rc = exchange_run(pt->x, &mine, pt->slots);
     double t1 = MPI_Wtime();
+    struct exchange *x = pt->x;
     if (timed) {
-        pt->times[pt->timed++] = t1 - t0 - ctx->timer.overhead;
-        pt->messages += pt->x->last.messages;
-        pt->bytes_sent += pt->x->last.bytes;
+        if (x->delivers) pt->times[pt->timed++] = t1 - t0 - ctx->timer.overhead;
+        pt->messages += x->last.messages;
+        pt->bytes_sent += x->last.bytes;
     }
+    if (x->last.buffer_bytes > pt->buffer_peak) pt->buffer_peak = x->last.buffer_bytes;
     if (rc == SB_EVERIFY) { /* the module found its own slots malformed */
         pt->wrong++;
         return SB_OK;
     }
     CHECK(rc);
-    if (t->rank == p->inject_rank) inject_fault(pt->slots);
+    if (!x->delivers) return SB_OK;
+    bool last = rep == p->warmup + p->repetitions - 1;
+    bool corrupt = injects(p, t, pt) && (!p->inject_hashes || last);
+    if (corrupt && !p->inject_hashes) {
+        inject_fault(pt->slots);
+        pt->injected++;
+    }
     struct verify_fault f;
-    long bad = verify_slots(pt->slots, &pat, t->dims, t->coords, serial, &f);
+    long bad = verify_slots(pt->slots, &pat, t->dims, t->coords, rep, &f);
     if (bad && !pt->reported) {
-        report_wrong(pt, serial, &f, bad);
+        report_wrong(pt, rep, &f, bad);
         pt->reported = true;
     }
     pt->wrong += bad;
-    if (w->serial % 16 == 0)
-        log_progress("exchange %s: %ld of %ld exchanges (k=%d, bytes=%lld)", p->module, w->serial,
-                     w->total, pt->k, pt->bytes);
+    if (corrupt && p->inject_hashes) { /* past the byte check: only the hashes can tell */
+        inject_fault(pt->slots);
+        pt->injected++;
+    }
+    if (last) record_last(pt);
     return SB_OK;
 }
 
 /* Warm-up for every point, then the timed repetitions in turns. */
-static int run_sweep(struct run_ctx *ctx, const struct plan *p, struct sweep *w)
+static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, long *done,
+                    long total)
 {
-    for (int i = 0; i < w->npoints; i++)
-        for (long r = 0; r < p->warmup; r++)
-            CHECK(run_one(ctx, p, w, &w->pts[i], false));
     long turn = p->interleave > 0 ? p->interleave : p->repetitions;
-    for (long done = 0; done < p->repetitions; done += turn)
-        for (int i = 0; i < w->npoints; i++)
-            for (long r = done; r < done + turn && r < p->repetitions; r++)
-                CHECK(run_one(ctx, p, w, &w->pts[i], true));
-    log_progress_done();
+    for (int i = 0; i < g->npoints; i++)
+        for (long r = 0; r < p->warmup; r++, (*done)++)
+            CHECK(run_one(ctx, p, g, &g->pts[i], r, false));
+    for (long first = 0; first < p->repetitions; first += turn) {
+        for (int i = 0; i < g->npoints; i++) {
+            struct point *pt = &g->pts[i];
+            for (long r = first; r < first + turn && r < p->repetitions; r++, (*done)++)
+                CHECK(run_one(ctx, p, g, pt, p->warmup + r, true));
+            log_progress("exchange: %ld of %ld exchanges (grid %dx%dx%d, c=%d; %s k=%d "
+                         "bytes=%lld)",
+                         *done, total, pt->dims[0], pt->dims[1], pt->dims[2], pt->team_size,
+                         pt->module, pt->k, pt->bytes);
+        }
+    }
     return SB_OK;
 }
 
-/* Gathers every rank's times to rank 0 for the statistics, and sums the
- * counters over ranks. */
-static int finish_point(const struct plan *p, const struct topology *t, struct point *pt)
+/* Every box's slot hashes to rank 0, in box order, for the digest and the
+ * slot-hashes file. */
+static int gather_hashes(const struct plan *p, const struct topology *t, struct results *r,
+                         struct point *pt)
 {
-    double *all = NULL;
-    size_t nall = (size_t)p->repetitions * (size_t)t->nranks;
-    if (t->rank == 0) all = sb_malloc(nall * sizeof *all, "all timings");
-    int status = MPI_Gather(pt->times, (int)p->repetitions, MPI_DOUBLE, all, (int)p->repetitions,
-                            MPI_DOUBLE, 0, t->comm);
-    if (status != MPI_SUCCESS) {
-        free(all);
-        return sb_mpi_error("MPI_Gather", status, __FILE__, __LINE__);
-    }
+    bool leads = t->member == 0 && pt->slot_hash; /* no hashes: the last exchange failed */
+    int count = pt->slots->count, mine = leads ? count : 0;
+    uint64_t *all = NULL;
+    int *counts = NULL, *displs = NULL;
     if (t->rank == 0) {
-        stats_compute(all, nall, &pt->all);
-        double *kept = sb_malloc(nall * sizeof *kept, "filtered timings");
-        size_t nkept = stats_filter(all, nall, p->cut_coef, pt->all.median, kept);
+        all = sb_calloc((size_t)t->nboxes * (size_t)count, sizeof *all, "slot hashes");
+        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "hash counts");
+        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "hash displacements");
+    }
+    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
+    if (rc == MPI_SUCCESS && t->rank == 0)
+        for (int i = 0, at = 0; i < t->nranks; i++) {
+            displs[i] = at;
+            at += counts[i];
+        }
+    static uint64_t none;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gatherv(leads ? pt->slot_hash : &none, mine, MPI_UINT64_T, all, counts, displs,
+                         MPI_UINT64_T, 0, t->comm);
+    if (rc == MPI_SUCCESS && t->rank == 0) {
+        pt->digest = splitmix64((uint64_t)count);
+        for (long i = 0; i < (long)t->nboxes * count; i++)
+            pt->digest = hash_fold(pt->digest, all[i]);
+        for (int b = 0; r->slot_hash_file && b < t->nboxes; b++) {
+            struct slots shape = *pt->slots;
+            for (int s = 0; s < count; s++) {
+                int d[3];
+                slot_offset(&shape, s, d);
+                fprintf(r->slot_hash_file, "%s,%d,%dx%dx%d,%d,%lld,%s,%d,%d,%d,%d,%016llx\n",
+                        pt->module, pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k,
+                        pt->bytes, pt->varied ? "varied" : "uniform", b, d[0], d[1], d[2],
+                        (unsigned long long)all[(long)b * count + s]);
+            }
+        }
+    }
+    free(all);
+    free(counts);
+    free(displs);
+    (void)p;
+    CHECK_MPI(rc);
+    return SB_OK;
+}
+
+/* The times of the ranks that hold slots to rank 0 for the statistics;
+ * counters summed over the ranks that worked. */
+static int finish_point(const struct plan *p, const struct topology *t, struct results *r,
+                        struct point *pt)
+{
+    int mine = (int)pt->timed;
+    int *counts = NULL, *displs = NULL;
+    double *all = NULL;
+    if (t->rank == 0) {
+        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "timing counts");
+        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "timing displacements");
+        all = sb_malloc((size_t)t->nranks * (size_t)p->repetitions * sizeof *all, "timings");
+    }
+    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
+    size_t n = 0;
+    if (rc == MPI_SUCCESS && t->rank == 0)
+        for (int i = 0; i < t->nranks; i++) {
+            displs[i] = (int)n;
+            n += (size_t)counts[i];
+        }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gatherv(pt->times, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, t->comm);
+    if (rc == MPI_SUCCESS && t->rank == 0) {
+        stats_compute(all, n, &pt->all);
+        double *kept = sb_malloc((n ? n : 1) * sizeof *kept, "filtered timings");
+        size_t nkept = stats_filter(all, n, p->cut_coef, pt->all.median, kept);
         stats_compute(kept, nkept, &pt->filtered);
         free(kept);
-        free(all);
     }
-    double local[2] = {(double)pt->messages / (double)p->repetitions,
-                       (double)pt->bytes_sent / (double)p->repetitions};
-    double sums[2];
-    double buffer = (double)pt->x->last.buffer_bytes;
-    CHECK_MPI(MPI_Allreduce(local, sums, 2, MPI_DOUBLE, MPI_SUM, t->comm));
-    CHECK_MPI(MPI_Allreduce(&buffer, &pt->buffer_max, 1, MPI_DOUBLE, MPI_MAX, t->comm));
-    CHECK_MPI(MPI_Allreduce(&pt->wrong, &pt->wrong_total, 1, MPI_LONG, MPI_SUM, t->comm));
-    pt->mean_messages = sums[0] / t->nranks;
-    pt->mean_bytes_sent = sums[1] / t->nranks;
-    return SB_OK;
+    free(counts);
+    free(displs);
+    free(all);
+    CHECK_MPI(rc);
+
+    double worked = pt->x->idle ? 0.0 : 1.0;
+    double sums[3] = {worked, (double)pt->messages / (double)p->repetitions,
+                      (double)pt->bytes_sent / (double)p->repetitions};
+    double most[2] = {(double)pt->buffer_peak, (double)pt->slot_bytes}, totals[3];
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, t->comm));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, t->comm));
+    long faults[2] = {pt->wrong, pt->injected}, fault_totals[2];
+    CHECK_MPI(MPI_Allreduce(faults, fault_totals, 2, MPI_LONG, MPI_SUM, t->comm));
+    memcpy(totals, sums, sizeof totals);
+    pt->mean_messages = totals[1] / totals[0];
+    pt->mean_bytes_sent = totals[2] / totals[0];
+    pt->buffer_peak_max = most[0];
+    pt->slot_bytes_max = most[1];
+    pt->wrong_total = fault_totals[0];
+    pt->injected = fault_totals[1];
+    return gather_hashes(p, t, r, pt);
 }
 
-/* ---- reporting ---------------------------------------------------------------- */
+/* Rank 0: the modules of one grid, k, kind and size must hash alike.  A
+ * digest shared by more than half of them stands, and the modules that
+ * differ from it fail; without such a majority all of them fail. */
+static void compare_modules(struct point *pts, int npoints, int nmodules)
+{
+    for (int i = 0; i < npoints; i += nmodules) {
+        struct point *group = &pts[i];
+        uint64_t majority = 0;
+        bool found = false;
+        for (int a = 0; a < nmodules && !found; a++) {
+            int same = 0;
+            for (int b = 0; b < nmodules; b++)
+                same += group[b].digest == group[a].digest;
+            if (2 * same > nmodules) {
+                majority = group[a].digest;
+                found = true;
+            }
+        }
+        for (int j = 0; j < nmodules; j++)
+            group[j].modules_agree = found && group[j].digest == majority;
+    }
+}
+
+/* ---- reporting ------------------------------------------------------------------ */
 
 static void print_table_header(void)
 {
-    log_info("%-8s %3s %9s %7s %10s %10s %10s %10s %9s %6s %6s | %7s %10s %9s | %5s %10s %s",
-             "module", "k", "bytes", "n", "min_us", "median_us", "mean_us", "max_us", "sd_us",
-             "cv%", "rse%", "kept", "f_mean_us", "f_sd_us", "msgs", "sent_B", "verified");
+    log_info("%-11s %3s %8s %-7s %6s %10s %10s %10s %10s %9s %6s %6s | %6s %10s %9s | %5s %10s "
+             "%9s %s",
+             "module", "k", "bytes", "payload", "n", "min_us", "median_us", "mean_us", "max_us",
+             "sd_us", "cv%", "rse%", "kept", "f_mean_us", "f_sd_us", "msgs", "sent_B", "peak/min",
+             "verified");
 }
 
-static void print_point(const struct plan *p, const struct point *pt)
+static void print_point(const struct point *pt)
 {
     const struct stats *s = &pt->all, *f = &pt->filtered;
-    log_info("%-8s %3d %9lld %7zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %7zu %10.3f "
-             "%9.3f | %5.0f %10.0f %s",
-             p->module, pt->k, pt->bytes, s->n, s->min * 1e6, s->median * 1e6, s->mean * 1e6,
-             s->max * 1e6, s->stddev * 1e6, s->cv * 100, s->rse * 100, f->n, f->mean * 1e6,
-             f->stddev * 1e6, pt->mean_messages, pt->mean_bytes_sent,
-             pt->wrong_total ? "NO" : "yes");
+    double ratio = pt->slot_bytes_max > 0 ? pt->buffer_peak_max / pt->slot_bytes_max : 0.0;
+    const char *verdict = pt->wrong_total      ? "NO"
+                          : !pt->modules_agree ? "NO (modules differ)"
+                                               : "yes";
+    log_info("%-11s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
+             "%10.3f %9.3f | %5.0f %10.0f %9.2f %s",
+             pt->module, pt->k, pt->bytes, pt->varied ? "varied" : "uniform", s->n, s->min * 1e6,
+             s->median * 1e6, s->mean * 1e6, s->max * 1e6, s->stddev * 1e6, s->cv * 100,
+             s->rse * 100, f->n, f->mean * 1e6, f->stddev * 1e6, pt->mean_messages,
+             pt->mean_bytes_sent, ratio, verdict);
+}
+
+static bool point_passed(const struct point *pt)
+{
+    return pt->wrong_total == 0 && pt->modules_agree;
 }
 
 static cJSON *point_json(const struct plan *p, const struct point *pt)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "module", p->module);
+    cJSON_AddStringToObject(o, "module", pt->module);
+    cJSON_AddNumberToObject(o, "team_size", pt->team_size);
+    cJSON_AddItemToObject(o, "dims", cJSON_CreateIntArray(pt->dims, 3));
     cJSON_AddNumberToObject(o, "k", pt->k);
     cJSON_AddNumberToObject(o, "bytes", (double)pt->bytes);
-    cJSON_AddStringToObject(o, "payload", p->payload_text);
+    cJSON_AddStringToObject(o, "payload", pt->varied ? "varied" : "uniform");
     cJSON_AddStringToObject(o, "phases", p->phases_text);
     cJSON_AddNumberToObject(o, "repetitions", (double)p->repetitions);
     cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
@@ -347,15 +635,20 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddItemToObject(o, "filtered_time_s", filtered);
     cJSON_AddNumberToObject(o, "messages_per_exchange", pt->mean_messages);
     cJSON_AddNumberToObject(o, "bytes_sent_per_exchange", pt->mean_bytes_sent);
-    cJSON_AddNumberToObject(o, "buffer_bytes_max", pt->buffer_max);
+    cJSON_AddNumberToObject(o, "buffer_bytes_peak", pt->buffer_peak_max);
+    cJSON_AddNumberToObject(o, "buffer_bytes_min", pt->slot_bytes_max);
+    char digest[20];
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)pt->digest);
+    cJSON_AddStringToObject(o, "slot_digest", digest);
+    cJSON_AddBoolToObject(o, "modules_agree", pt->modules_agree);
     cJSON_AddNumberToObject(o, "wrong_bytes", (double)pt->wrong_total);
-    cJSON_AddBoolToObject(o, "verified", pt->wrong_total == 0);
+    cJSON_AddBoolToObject(o, "verified", point_passed(pt));
     return o;
 }
 
 static void csv_header(FILE *f)
 {
-    fprintf(f, "module,k,bytes,payload,phases,ranks,dims");
+    fprintf(f, "module,team_size,dims,k,bytes,payload,phases,ranks");
     static const char *const parts[] = {"", "filt_"};
     for (int i = 0; i < 2; i++)
         fprintf(f,
@@ -363,33 +656,36 @@ static void csv_header(FILE *f)
                 "%sstd_error_s,%srse",
                 parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i],
                 parts[i], parts[i]);
-    fprintf(f, ",messages,bytes_sent,buffer_bytes_max,wrong_bytes,verified\n");
+    fprintf(f, ",messages,bytes_sent,buffer_bytes_peak,buffer_bytes_min,slot_digest,wrong_bytes,"
+               "verified\n");
 }
 
-static void csv_row(FILE *f, const struct plan *p, const struct topology *t, const struct point *pt)
+static void csv_row(FILE *f, const struct plan *p, int nranks, const struct point *pt)
 {
-    fprintf(f, "%s,%d,%lld,%s,%s,%d,%dx%dx%d", p->module, pt->k, pt->bytes, p->payload_text,
-            p->phases_text, t->nranks, t->dims[0], t->dims[1], t->dims[2]);
+    fprintf(f, "%s,%d,%dx%dx%d,%d,%lld,%s,%s,%d", pt->module, pt->team_size, pt->dims[0],
+            pt->dims[1], pt->dims[2], pt->k, pt->bytes, pt->varied ? "varied" : "uniform",
+            p->phases_text, nranks);
     const struct stats *both[2] = {&pt->all, &pt->filtered};
     for (int i = 0; i < 2; i++) {
         const struct stats *s = both[i];
         fprintf(f, ",%zu,%.9e,%.9e,%.9e,%.9e,%.9e,%.9e,%.6e,%.9e,%.6e", s->n, s->min, s->median,
                 s->mean, s->max, s->variance, s->stddev, s->cv, s->std_error, s->rse);
     }
-    fprintf(f, ",%.1f,%.1f,%.0f,%ld,%d\n", pt->mean_messages, pt->mean_bytes_sent, pt->buffer_max,
-            pt->wrong_total, pt->wrong_total == 0);
+    fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d\n", pt->mean_messages, pt->mean_bytes_sent,
+            pt->buffer_peak_max, pt->slot_bytes_max, (unsigned long long)pt->digest,
+            pt->wrong_total, point_passed(pt));
 }
 
-static int write_outputs(struct run_ctx *ctx, const struct plan *p, const struct sweep *w,
+static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct results *r,
                          bool verified, int exit_code)
 {
     cJSON *root =
-        report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, &ctx->topo, &ctx->timer);
+        report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
     cJSON_AddBoolToObject(root, "verified", verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);
     cJSON *list = cJSON_AddArrayToObject(root, "points");
-    for (int i = 0; i < w->npoints; i++)
-        cJSON_AddItemToArray(list, point_json(p, &w->pts[i]));
+    for (int i = 0; i < r->npoints; i++)
+        cJSON_AddItemToArray(list, point_json(p, &r->pts[i]));
     int rc = report_write_json(ctx->out_dir, "summary.json", root);
     cJSON_Delete(root);
     CHECK(rc);
@@ -399,54 +695,174 @@ static int write_outputs(struct run_ctx *ctx, const struct plan *p, const struct
     FILE *f = open_memstream(&text, &len);
     if (!f) return sb_sys_error("open_memstream", __FILE__, __LINE__);
     csv_header(f);
-    for (int i = 0; i < w->npoints; i++)
-        csv_row(f, p, &ctx->topo, &w->pts[i]);
+    for (int i = 0; i < r->npoints; i++)
+        csv_row(f, p, ctx->nranks, &r->pts[i]);
     fclose(f);
     rc = report_write_text(ctx->out_dir, "exchange.csv", text, len);
     free(text);
+    CHECK(rc);
+    if (!r->slot_hash_file) return SB_OK;
+    fclose(r->slot_hash_file);
+    r->slot_hash_file = NULL;
+    return report_write_text(ctx->out_dir, "slot-hashes.csv", r->slot_hash_csv, r->slot_hash_len);
+}
+
+/* One line per module, team size and grid: how many points passed. */
+static void print_pass_fail(const struct results *r)
+{
+    log_info("\n%-11s %4s %-10s %7s %7s %7s", "module", "c", "grid", "points", "passed", "failed");
+    for (int i = 0; i < r->npoints; i++) {
+        const struct point *a = &r->pts[i];
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) {
+            const struct point *b = &r->pts[j];
+            seen = b->module == a->module && b->team_size == a->team_size &&
+                   !memcmp(b->dims, a->dims, sizeof a->dims);
+        }
+        if (seen) continue;
+        int points = 0, passed = 0;
+        for (int j = i; j < r->npoints; j++) {
+            const struct point *b = &r->pts[j];
+            if (b->module != a->module || b->team_size != a->team_size ||
+                memcmp(b->dims, a->dims, sizeof a->dims))
+                continue;
+            points++;
+            passed += point_passed(b);
+        }
+        char grid[32];
+        snprintf(grid, sizeof grid, "%dx%dx%d", a->dims[0], a->dims[1], a->dims[2]);
+        log_info("%-11s %4d %-10s %7d %7d %7d", a->module, a->team_size, grid, points, passed,
+                 points - passed);
+    }
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+/* The grids of nboxes boxes to run: every factorisation, or the one asked
+ * for.  Returns how many, or 0 with a message. */
+static int list_grids(const struct plan *p, int nboxes, int (*grids)[3], struct sb_msg *m)
+{
+    if (!p->all_grids) return choose_dims(nboxes, p->dims_request, grids[0], m) == SB_OK ? 1 : 0;
+    int n = factorisations(nboxes, grids, MAX_GRIDS);
+    if (n > MAX_GRIDS)
+        return sb_fail(m, 0, "decomp.dims = all: %d boxes make more than %d grids", nboxes,
+                       MAX_GRIDS);
+    return n;
+}
+
+static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r, long total)
+{
+    struct sb_msg m = {""};
+    int(*grids)[3] = sb_malloc(MAX_GRIDS * sizeof *grids, "grids");
+    long done = 0;
+    int rc = SB_OK;
+    for (int ic = 0; ic < p->nteams && rc == SB_OK; ic++) {
+        int c = (int)p->teams[ic];
+        int ngrids = list_grids(p, ctx->nranks / c, grids, &m);
+        if (ngrids == 0) {
+            rc = SB_EUSAGE;
+            log_error("%s", m.text);
+            break;
+        }
+        for (int ig = 0; ig < ngrids && rc == SB_OK; ig++) {
+            struct grid g;
+            memset(&g, 0, sizeof g);
+            rc = topology_init(&g.topo, ctx->world, c, grids[ig], &m);
+            if (rc == SB_OK) rc = grid_init(&g, p, r, &m);
+            if (rc == SB_OK) rc = run_grid(ctx, p, &g, &done, total);
+            log_progress_done();
+            for (int i = 0; i < g.npoints && rc == SB_OK; i++)
+                rc = finish_point(p, &g.topo, r, &g.pts[i]);
+            if (rc == SB_OK && ctx->rank == 0) {
+                compare_modules(g.pts, g.npoints, p->nmodules);
+                log_info("\ngrid %dx%dx%d of %d boxes, %d rank%s per box:", g.topo.dims[0],
+                         g.topo.dims[1], g.topo.dims[2], g.topo.nboxes, c, c == 1 ? "" : "s");
+                print_table_header();
+                for (int i = 0; i < g.npoints; i++)
+                    print_point(&g.pts[i]);
+            }
+            if (rc != SB_OK && m.text[0]) log_error("%s", m.text);
+            grid_free(&g);
+            topology_free(&g.topo);
+        }
+    }
+    free(grids);
     return rc;
 }
 
-static int report_sweep(struct run_ctx *ctx, const struct plan *p, const struct sweep *w)
+static long count_exchanges(const struct plan *p, int nranks)
 {
-    print_table_header();
-    long wrong = 0;
-    for (int i = 0; i < w->npoints; i++) {
-        print_point(p, &w->pts[i]);
-        wrong += w->pts[i].wrong_total;
-    }
-    bool verified = wrong == 0;
-    int exit_code = verified ? SB_OK : SB_EVERIFY;
-    if (ctx->out_dir && ctx->topo.rank == 0) CHECK(write_outputs(ctx, p, w, verified, exit_code));
-    log_info("\nverified: %s (%s, %d points, %ld exchanges on %d ranks%s)",
-             verified ? "true" : "false", p->module, w->npoints, w->serial, ctx->topo.nranks,
-             verified ? "" : "; the ranks above name the wrong bytes");
-    if (ctx->out_dir)
-        log_info("results: %s/summary.json, %s/exchange.csv", ctx->out_dir, ctx->out_dir);
-    return exit_code;
+    long grids = 0;
+    int(*tmp)[3] = sb_malloc(MAX_GRIDS * sizeof *tmp, "grids");
+    for (int i = 0; i < p->nteams; i++)
+        grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
+    free(tmp);
+    return grids * p->nk * p->nkinds * p->nbytes * p->nmodules * (p->warmup + p->repetitions);
 }
 
 int cmd_exchange(struct run_ctx *ctx)
 {
     struct plan p;
-    struct sweep w;
     struct sb_msg m = {""};
-    int rc = plan_from_config(&p, ctx->cfg, &ctx->topo, &m);
-    if (rc == SB_OK) rc = sweep_init(&w, &p, &ctx->topo, &m);
+    int rc = plan_from_config(&p, ctx->cfg, ctx, &m);
     if (rc != SB_OK) {
         log_error("%s", m.text);
         plan_free(&p);
         return rc;
     }
-    log_info("\n%s exchange, phases %s, %s payload, %ld repetitions after %ld warm-up%s; "
-             "times per exchange over %d ranks x repetitions:",
-             p.module, p.phases_text, p.payload_text, p.repetitions, p.warmup,
-             p.interleave ? ", points taking turns" : "", ctx->topo.nranks);
-    rc = run_sweep(ctx, &p, &w);
-    for (int i = 0; i < w.npoints && rc == SB_OK; i++)
-        rc = finish_point(&p, &ctx->topo, &w.pts[i]);
-    if (rc == SB_OK) rc = report_sweep(ctx, &p, &w);
-    sweep_free(&w);
+    struct results r = {0};
+    if (p.slot_hashes && ctx->out_dir && ctx->rank == 0) {
+        r.slot_hash_file = open_memstream(&r.slot_hash_csv, &r.slot_hash_len);
+        fprintf(r.slot_hash_file, "module,team_size,dims,k,bytes,payload,box,dx,dy,dz,hash\n");
+    }
+    long total = count_exchanges(&p, ctx->nranks);
+    log_info("\nexchange: %d module(s), phases %s, %ld repetitions after %ld warm-up%s, %ld "
+             "exchanges in all; times per exchange over the ranks that receive slots:",
+             p.nmodules, p.phases_text, p.repetitions, p.warmup,
+             p.interleave ? ", points of a grid taking turns" : "", total);
+    rc = run_all(ctx, &p, &r, total);
+
+    long counts[2] = {0, 0}; /* points failed; of them, failed only by disagreeing */
+    long injected = 0;
+    for (int i = 0; i < r.npoints; i++) {
+        counts[0] += !point_passed(&r.pts[i]);
+        counts[1] += r.pts[i].wrong_total == 0 && !r.pts[i].modules_agree;
+        injected += r.pts[i].injected;
+    }
+    /* Rank 0 compared the digests; all ranks must agree on the verdict. */
+    if (rc == SB_OK && MPI_Bcast(counts, 2, MPI_LONG, 0, ctx->world) != MPI_SUCCESS)
+        rc = sb_mpi_error("MPI_Bcast", 0, __FILE__, __LINE__);
+    long failed = counts[0];
+    bool verified = failed == 0;
+    int exit_code = verified ? SB_OK : SB_EVERIFY;
+    if (rc == SB_OK && p.inject_rank >= 0 && injected == 0) {
+        log_error("exchange.inject_fault = %ld: that rank received no slots of the modules in "
+                  "exchange.inject_module in any point (it leads no team), so no fault was "
+                  "injected; accepted: a team leader's rank",
+                  p.inject_rank);
+        exit_code = SB_EUSAGE;
+    }
+    if (rc == SB_OK) {
+        print_pass_fail(&r);
+        if (ctx->out_dir && ctx->rank == 0) rc = write_outputs(ctx, &p, &r, verified, exit_code);
+    }
+    if (rc == SB_OK) {
+        log_info("\nverified: %s (%d points, %ld failed, %ld exchanges on %d ranks)",
+                 verified ? "true" : "false", r.npoints, failed, total, ctx->nranks);
+        if (failed > counts[1])
+            log_info("wrong bytes: the ranks above name the first of each point");
+        if (counts[1])
+            log_info("%ld point(s) verified byte for byte but their slots differ between modules "
+                     "(slot_digest in summary.json; exchange.slot_hashes=1 writes every slot's "
+                     "hash)",
+                     counts[1]);
+        if (ctx->out_dir)
+            log_info("results: %s/summary.json, %s/exchange.csv%s", ctx->out_dir, ctx->out_dir,
+                     r.slot_hash_csv ? ", slot-hashes.csv" : "");
+    }
+    if (r.slot_hash_file) fclose(r.slot_hash_file);
+    free(r.slot_hash_csv);
+    free(r.pts);
     plan_free(&p);
-    return rc;
+    return rc == SB_OK ? exit_code : rc;
 }

@@ -3,13 +3,15 @@
 #define SB_COMMAND_H
 
 #include "config.h"
-#include "decomp.h"
 #include "timer.h"
+
+#include <mpi.h>
 
 struct run_ctx {
     const struct config *cfg;
     const struct command *cmd;
-    struct topology topo;
+    MPI_Comm world;
+    int nranks, rank;
     struct timer_calibration timer;
     const char *out_dir; /* --out DIR, or NULL */
 };

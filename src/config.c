@@ -294,10 +294,34 @@ static bool choice_listed(const char *choices, const char *text)
     return false;
 }
 
+/* Copies item n of the comma-separated list text into buf, blanks trimmed;
+ * false past the end. */
+static bool list_item(const char *text, int n, char *buf, size_t size)
+{
+    const char *p = text;
+    for (int i = 0; i < n; i++) {
+        p = strchr(p, ',');
+        if (!p) return false;
+        p++;
+    }
+    p = skip_space(p);
+    size_t len = strcspn(p, ",");
+    while (len > 0 && isspace((unsigned char)p[len - 1]))
+        len--;
+    if (len >= size) len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return true;
+}
+
 static bool parse_dims(const char *text, int dims[3], long long max)
 {
     if (!strcasecmp(text, "auto")) {
         dims[0] = dims[1] = dims[2] = 0;
+        return true;
+    }
+    if (!strcasecmp(text, "all")) {
+        dims[0] = dims[1] = dims[2] = -1;
         return true;
     }
     const char *p = text;
@@ -345,7 +369,19 @@ int key_validate(const struct key_spec *k, const char *text, struct sb_msg *m)
         return SB_OK;
     case KEY_TEXT:
         return SB_OK;
+    case KEY_CHOICE_LIST: {
+        char item[128];
+        if (!strcasecmp(v, "all")) return SB_OK;
+        for (int i = 0; list_item(v, i, item, sizeof item); i++)
+            if (!choice_listed(k->choices, item) || item[0] == '\0')
+                return sb_fail(m, SB_EUSAGE,
+                               "%s.%s = '%s': '%s' is not one of them; accepted: a list of %s, "
+                               "or all",
+                               k->section, k->name, text, item, k->choices);
+        return SB_OK;
+    }
     case KEY_INT_LIST: {
+        if (k->choices && !strcasecmp(v, k->choices)) return SB_OK;
         long long *items = sb_malloc(CONFIG_MAX_LIST * sizeof *items, "a list");
         const char *why = "";
         int n = parse_int_list(v, items, CONFIG_MAX_LIST, &why);
@@ -370,7 +406,7 @@ int key_validate(const struct key_spec *k, const char *text, struct sb_msg *m)
         int dims[3];
         if (!parse_dims(v, dims, k->imax))
             return sb_fail(m, SB_EUSAGE,
-                           "%s.%s = '%s': accepted: 'auto' or three integers nx,ny,nz in "
+                           "%s.%s = '%s': accepted: 'auto', 'all' or three integers nx,ny,nz in "
                            "0..%lld (0 lets MPI choose that dimension)",
                            k->section, k->name, text, k->imax);
         return SB_OK;
@@ -515,10 +551,35 @@ const char *cfg_text(const struct config *c, const char *key)
 
 int cfg_int_list(const struct config *c, const char *key, long long *out)
 {
+    if (cfg_all(c, key)) return 0;
     const char *why;
     int n =
         parse_int_list(c->value[getter_id(key, TYPE(KEY_INT_LIST))], out, CONFIG_MAX_LIST, &why);
     return n < 0 ? 0 : n;
+}
+
+bool cfg_all(const struct config *c, const char *key)
+{
+    int id = getter_id(key, TYPE(KEY_INT_LIST) | TYPE(KEY_CHOICE_LIST) | TYPE(KEY_DIMS));
+    return !strcasecmp(c->value[id], "all");
+}
+
+bool cfg_choice_item(const struct config *c, const char *key, int n, char *buf, size_t size)
+{
+    int id = getter_id(key, TYPE(KEY_CHOICE_LIST));
+    if (strcasecmp(c->value[id], "all")) return list_item(c->value[id], n, buf, size);
+    /* "all": the n-th choice */
+    const char *p = config_keys[id].choices;
+    for (int i = 0; i < n; i++) {
+        p = strchr(p, '|');
+        if (!p) return false;
+        p++;
+    }
+    size_t len = strcspn(p, "|");
+    if (len >= size) len = size - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return true;
 }
 
 void cfg_dims(const struct config *c, const char *key, int dims[3])
@@ -565,10 +626,14 @@ static const char *type_name(const struct key_spec *k, char *buf, size_t size)
         snprintf(buf, size, "text");
         break;
     case KEY_INT_LIST:
-        snprintf(buf, size, "list of %lld..%lld, ranges a-b", k->imin, k->imax);
+        snprintf(buf, size, "list of %lld..%lld, ranges a-b%s", k->imin, k->imax,
+                 k->choices ? ", or all" : "");
+        break;
+    case KEY_CHOICE_LIST:
+        snprintf(buf, size, "list of %s, or all", k->choices);
         break;
     case KEY_DIMS:
-        snprintf(buf, size, "auto | nx,ny,nz");
+        snprintf(buf, size, "auto | all | nx,ny,nz");
         break;
     }
     return buf;

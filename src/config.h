@@ -15,13 +15,16 @@
 #include <stdio.h>
 
 enum key_type {
-    KEY_INT,      /* one integer in [imin, imax] */
-    KEY_REAL,     /* one real in [rmin, rmax] */
-    KEY_BOOL,     /* 0/1, true/false, yes/no, on/off */
-    KEY_CHOICE,   /* one of choices "a|b|c" */
-    KEY_TEXT,     /* free text (a path, a name) */
-    KEY_INT_LIST, /* integers and ranges "1-10", "10,100,1000", each in [imin, imax] */
-    KEY_DIMS,     /* "auto" or three integers nx,ny,nz >= 0 (0: chosen by MPI) */
+    KEY_INT,         /* one integer in [imin, imax] */
+    KEY_REAL,        /* one real in [rmin, rmax] */
+    KEY_BOOL,        /* 0/1, true/false, yes/no, on/off */
+    KEY_CHOICE,      /* one of choices "a|b|c" */
+    KEY_TEXT,        /* free text (a path, a name) */
+    KEY_INT_LIST,    /* integers and ranges "1-10", "10,100,1000", each in [imin, imax];
+                        also "all" when choices is "all" */
+    KEY_CHOICE_LIST, /* one or more of choices "a|b|c", comma-separated; "all": every one */
+    KEY_DIMS,        /* "auto", "all" (every grid) or three integers nx,ny,nz >= 0 (0: chosen
+                        by MPI) */
 };
 
 struct key_spec {
@@ -80,8 +83,13 @@ bool cfg_bool(const struct config *c, const char *key);
 const char *cfg_text(const struct config *c, const char *key);
 /* Expands a KEY_INT_LIST into out (at most CONFIG_MAX_LIST values); returns the count. */
 int cfg_int_list(const struct config *c, const char *key, long long *out);
-/* KEY_DIMS: fills dims[3] (0 where MPI chooses). */
+/* KEY_DIMS: fills dims[3] (0 where MPI chooses; all -1 for "all"). */
 void cfg_dims(const struct config *c, const char *key, int dims[3]);
+/* True when a KEY_INT_LIST, KEY_CHOICE_LIST or KEY_DIMS key says "all". */
+bool cfg_all(const struct config *c, const char *key);
+/* KEY_CHOICE_LIST: the n-th item (0-based) of the list, with "all"
+ * expanded to every choice, into buf; false past the end. */
+bool cfg_choice_item(const struct config *c, const char *key, int n, char *buf, size_t size);
 
 /* Parses an integer list "1-4,8,10-12" into out; returns the count, or -1
  * with a reason in *why.  Exposed for tests. */

@@ -33,47 +33,92 @@ struct box_ref box_at(const int dims[3], const int coords[3], const int d[3])
     return b;
 }
 
-int choose_dims(int nranks, const int requested[3], int dims[3], struct sb_msg *m)
+int choose_dims(int nboxes, const int requested[3], int dims[3], struct sb_msg *m)
 {
     int fixed = 1;
     for (int i = 0; i < 3; i++) {
         dims[i] = requested[i];
         if (requested[i] > 0) fixed *= requested[i];
     }
-    if (nranks % fixed != 0 || (requested[0] && requested[1] && requested[2] && fixed != nranks))
+    if (nboxes % fixed != 0 || (requested[0] && requested[1] && requested[2] && fixed != nboxes))
         return sb_fail(m, SB_EUSAGE,
-                       "decomp.dims = %d,%d,%d makes %d boxes, but the run has %d rank(s); "
-                       "accepted: three integers whose product is %d (0 lets MPI choose "
-                       "that dimension), or auto",
-                       requested[0], requested[1], requested[2], fixed, nranks, nranks);
-    if (MPI_Dims_create(nranks, 3, dims) != MPI_SUCCESS)
+                       "decomp.dims = %d,%d,%d makes %d boxes, but the run has %d; accepted: "
+                       "three integers whose product is %d (0 lets MPI choose that dimension), "
+                       "auto, or all",
+                       requested[0], requested[1], requested[2], fixed, nboxes, nboxes);
+    if (MPI_Dims_create(nboxes, 3, dims) != MPI_SUCCESS)
         return sb_fail(m, SB_EUSAGE,
-                       "decomp.dims: MPI_Dims_create cannot split %d ranks as %d,%d,%d", nranks,
+                       "decomp.dims: MPI_Dims_create cannot split %d boxes as %d,%d,%d", nboxes,
                        requested[0], requested[1], requested[2]);
     return SB_OK;
 }
 
-int topology_init(struct topology *t, MPI_Comm world, const int requested[3], struct sb_msg *m)
+int factorisations(int n, int (*out)[3], int max)
 {
+    int count = 0;
+    for (int a = 1; a <= n; a++) {
+        if (n % a) continue;
+        for (int b = 1; b <= n / a; b++) {
+            if ((n / a) % b) continue;
+            if (count < max) {
+                out[count][0] = a;
+                out[count][1] = b;
+                out[count][2] = n / a / b;
+            }
+            count++;
+        }
+    }
+    return count;
+}
+
+int topology_init(struct topology *t, MPI_Comm world, int team_size, const int dims[3],
+                  struct sb_msg *m)
+{
+    t->comm = t->leaders = t->team = t->layer = MPI_COMM_NULL;
     CHECK_MPI(MPI_Comm_size(world, &t->nranks));
-    CHECK(choose_dims(t->nranks, requested, t->dims, m));
-    int periods[3] = {1, 1, 1};
-    CHECK_MPI(MPI_Cart_create(world, 3, t->dims, periods, 0, &t->comm));
+    CHECK_MPI(MPI_Comm_rank(world, &t->rank));
+    if (team_size < 1 || t->nranks % team_size != 0)
+        return sb_fail(m, SB_EUSAGE, "a team of %d ranks does not divide %d ranks", team_size,
+                       t->nranks);
+    t->team_size = team_size;
+    t->nboxes = t->nranks / team_size;
+    t->box = t->rank / team_size;
+    t->member = t->rank % team_size;
+    for (int i = 0; i < 3; i++)
+        t->dims[i] = dims[i];
+    if (dims[0] * dims[1] * dims[2] != t->nboxes)
+        return sb_fail(m, SB_EUSAGE, "decomp.dims %dx%dx%d is not a grid of %d boxes", dims[0],
+                       dims[1], dims[2], t->nboxes);
+    coords_of_rank(t->dims, t->box, t->coords);
+
+    CHECK_MPI(MPI_Comm_dup(world, &t->comm));
     CHECK_MPI(MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN));
-    CHECK_MPI(MPI_Comm_rank(t->comm, &t->rank));
-    CHECK_MPI(MPI_Cart_coords(t->comm, t->rank, 3, t->coords));
-    /* Our numbering must be MPI's, or every neighbour would be wrong. */
-    int mine[3];
-    coords_of_rank(t->dims, t->rank, mine);
-    if (mine[0] != t->coords[0] || mine[1] != t->coords[1] || mine[2] != t->coords[2])
-        return sb_fail(m, SB_ERUNTIME,
-                       "MPI_Cart_coords(%d) = %d,%d,%d differs from the row-major numbering",
-                       t->rank, t->coords[0], t->coords[1], t->coords[2]);
+    CHECK_MPI(MPI_Comm_split(t->comm, t->box, t->member, &t->team));
+    CHECK_MPI(MPI_Comm_split(t->comm, t->member, t->box, &t->layer));
+    MPI_Comm leaders_flat;
+    CHECK_MPI(MPI_Comm_split(t->comm, t->member == 0 ? 0 : MPI_UNDEFINED, t->box, &leaders_flat));
+    if (leaders_flat != MPI_COMM_NULL) {
+        int periods[3] = {1, 1, 1};
+        CHECK_MPI(MPI_Cart_create(leaders_flat, 3, t->dims, periods, 0, &t->leaders));
+        MPI_Comm_free(&leaders_flat);
+        /* Our numbering must be MPI's, or every neighbour would be wrong. */
+        int mpi_coords[3];
+        CHECK_MPI(MPI_Cart_coords(t->leaders, t->box, 3, mpi_coords));
+        if (mpi_coords[0] != t->coords[0] || mpi_coords[1] != t->coords[1] ||
+            mpi_coords[2] != t->coords[2])
+            return sb_fail(m, SB_ERUNTIME,
+                           "MPI_Cart_coords(%d) = %d,%d,%d differs from the row-major numbering",
+                           t->box, mpi_coords[0], mpi_coords[1], mpi_coords[2]);
+    }
+    MPI_Comm all[] = {t->team, t->layer, t->leaders};
+    for (int i = 0; i < 3; i++)
+        if (all[i] != MPI_COMM_NULL) CHECK_MPI(MPI_Comm_set_errhandler(all[i], MPI_ERRORS_RETURN));
     return SB_OK;
 }
 
 void topology_free(struct topology *t)
 {
-    if (t->comm != MPI_COMM_NULL) MPI_Comm_free(&t->comm);
-    t->comm = MPI_COMM_NULL;
+    MPI_Comm *all[] = {&t->leaders, &t->team, &t->layer, &t->comm};
+    for (int i = 0; i < 4; i++)
+        if (*all[i] != MPI_COMM_NULL) MPI_Comm_free(all[i]);
 }

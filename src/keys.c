@@ -18,31 +18,48 @@ const struct key_spec config_keys[] = {
 
     /* [decomp] ---------------------------------------------------------- */
     {"decomp", "dims", KEY_DIMS, "auto", 0, 1 << 20, NO_REAL, NULL,
-     "periodic rank grid nx,ny,nz (e.g. 8,1,1 for a row); 0 or auto: MPI_Dims_create chooses"},
+     "periodic grid of boxes nx,ny,nz (e.g. 8,1,1 for a row); 0 or auto: MPI_Dims_create "
+     "chooses; all (exchange only): every grid the box count factors into"},
 
     /* [exchange] -------------------------------------------------------- */
-    {"exchange", "module", KEY_CHOICE, "shift", NO_INT, NO_REAL, "shift",
-     "exchange algorithm (comm/): shift = Plimpton's Shift with MPI_Ssend, seed 000 sec. 2.2"},
+    {"exchange", "module", KEY_CHOICE_LIST, "shift", NO_INT, NO_REAL,
+     "shift|shift-isend|teamshift|direct",
+     "exchange modules (comm/), compared side by side on the same boxes: shift (MPI_Ssend), "
+     "shift-isend (both directions in flight), teamshift (c ranks per box), direct (every "
+     "partner at once)"},
     {"exchange", "k", KEY_INT_LIST, "1-4", 1, 64, NO_REAL, NULL,
      "layers of neighbour boxes: each box receives the (2k+1)^3 boxes within k (sweep list)"},
     {"exchange", "bytes", KEY_INT_LIST, "10,1000,10000", 0, 1 << 30, NO_REAL, NULL,
      "payload bytes per box, m1 of seed 000 (sweep list; varied: the mean size)"},
     {"exchange", "phases", KEY_CHOICE, "xyz", NO_INT, NO_REAL, "xyz|xy|x|y|z|xz|yz",
      "dimensions exchanged, in order x, y, z; x alone is seed 000's 1D row experiment"},
-    {"exchange", "payload", KEY_CHOICE, "uniform", NO_INT, NO_REAL, "uniform|varied",
+    {"exchange", "payload", KEY_CHOICE_LIST, "uniform", NO_INT, NO_REAL, "uniform|varied",
      "uniform: every box sends exchange.bytes; varied: sizes differ per box and repetition, "
-     "some 0"},
+     "some 0 (a list runs both)"},
+    {"exchange", "team_size", KEY_INT_LIST, "1", 1, 1 << 20, NO_REAL, "all",
+     "c: ranks per box (sweep list, or all: every divisor of the rank count); the run has "
+     "ranks/c boxes; teamshift uses every member, the other modules the team leaders"},
+    {"exchange", "team_deliver", KEY_CHOICE, "leader", NO_INT, NO_REAL, "leader|all",
+     "teamshift: the slots end at the team leader, or at every member"},
     {"exchange", "repetitions", KEY_INT, "100", 1, 10000000, NO_REAL, NULL,
      "timed exchanges per sweep point, each verified"},
     {"exchange", "warmup", KEY_INT, "20", 0, 1000000, NO_REAL, NULL,
      "untimed (but verified) exchanges before the timed ones; Open MPI's fast shared-memory "
      "paths appear after 16 sends"},
-    {"exchange", "interleave", KEY_INT, "0", 0, 10000000, NO_REAL, NULL,
-     "0: each sweep point runs its repetitions in one go; N: points take turns, N exchanges "
-     "each, so that drift of the machine hits all points alike"},
+    {"exchange", "interleave", KEY_INT, "10", 0, 10000000, NO_REAL, NULL,
+     "N: the points of one grid (every k, size, payload and module) take turns, N exchanges "
+     "each, so that drift of the machine hits them alike; 0: each point in one go"},
+    {"exchange", "slot_hashes", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
+     "with --out: write slot-hashes.csv, a 64-bit hash of every slot of every box after each "
+     "point's last exchange"},
     {"exchange", "inject_fault", KEY_INT, "-1", -1, 1 << 30, NO_REAL, NULL,
      "-1: off; R: after each exchange flip one byte of one slot on rank R (the run must then "
      "exit 1)"},
+    {"exchange", "inject_module", KEY_CHOICE_LIST, "all", NO_INT, NO_REAL,
+     "shift|shift-isend|teamshift|direct", "the modules whose slots inject_fault corrupts"},
+    {"exchange", "inject_into", KEY_CHOICE, "slots", NO_INT, NO_REAL, "slots|hashes",
+     "slots: before the byte check (which must catch it); hashes: after it, before the last "
+     "exchange's slots are hashed (the comparison across modules must catch it)"},
 
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,

@@ -133,16 +133,13 @@ static int prepare_out_dir(const char *dir, struct sb_msg *m)
 
 static void print_start(const struct run_ctx *ctx)
 {
-    const struct topology *t = &ctx->topo;
     char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len;
     MPI_Get_library_version(library, &len);
     library[strcspn(library, ",\n")] = '\0';
-    log_info("ShiftBox %s %s on %d rank%s, grid %dx%dx%d (%s); timer resolution %.0f ns, "
-             "overhead %.0f ns",
-             SHIFTBOX_VERSION, ctx->cmd->name, t->nranks, t->nranks == 1 ? "" : "s", t->dims[0],
-             t->dims[1], t->dims[2], library, ctx->timer.resolution * 1e9,
-             ctx->timer.overhead * 1e9);
+    log_info("ShiftBox %s %s on %d rank%s (%s); timer resolution %.0f ns, overhead %.0f ns",
+             SHIFTBOX_VERSION, ctx->cmd->name, ctx->nranks, ctx->nranks == 1 ? "" : "s", library,
+             ctx->timer.resolution * 1e9, ctx->timer.overhead * 1e9);
     if (log_rank() != 0) return;
     printf("# resolved configuration%s%s\n", ctx->cfg->file ? " from " : " (defaults",
            ctx->cfg->file ? ctx->cfg->file : " and -s)");
@@ -189,15 +186,11 @@ static int run(int argc, char **argv)
     }
 
     struct config cfg;
-    struct run_ctx ctx = {.cfg = &cfg, .cmd = cmd, .out_dir = a.out_dir};
-    ctx.topo.comm = MPI_COMM_NULL;
+    struct run_ctx ctx = {.cfg = &cfg, .cmd = cmd, .out_dir = a.out_dir, .world = MPI_COMM_WORLD};
+    MPI_Comm_size(MPI_COMM_WORLD, &ctx.nranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
     rc = load_config(&cfg, &a, &m);
     if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &m);
-    if (rc == SB_OK) {
-        int requested[3];
-        cfg_dims(&cfg, "decomp.dims", requested);
-        rc = topology_init(&ctx.topo, MPI_COMM_WORLD, requested, &m);
-    }
     if (rc != SB_OK) {
         print_failure(rc, &m);
         config_free(&cfg);
@@ -206,7 +199,6 @@ static int run(int argc, char **argv)
     timer_calibrate(&ctx.timer, 1 << 20);
     print_start(&ctx);
     rc = cmd->run(&ctx);
-    topology_free(&ctx.topo);
     config_free(&cfg);
     return rc;
 }

@@ -88,7 +88,15 @@ static cJSON *typed_value(const struct key_spec *k, const struct config *c, cons
     case KEY_CHOICE:
     case KEY_TEXT:
         return cJSON_CreateString(cfg_text(c, key));
+    case KEY_CHOICE_LIST: {
+        cJSON *list = cJSON_CreateArray();
+        char item[128];
+        for (int i = 0; cfg_choice_item(c, key, i, item, sizeof item); i++)
+            cJSON_AddItemToArray(list, cJSON_CreateString(item));
+        return list;
+    }
     case KEY_INT_LIST: {
+        if (cfg_all(c, key)) return cJSON_CreateString("all");
         long long *items = sb_malloc(CONFIG_MAX_LIST * sizeof *items, "a list");
         int n = cfg_int_list(c, key, items);
         cJSON *list = cJSON_CreateArray();
@@ -98,6 +106,7 @@ static cJSON *typed_value(const struct key_spec *k, const struct config *c, cons
         return list;
     }
     case KEY_DIMS: {
+        if (cfg_all(c, key)) return cJSON_CreateString("all");
         int dims[3];
         cfg_dims(c, key, dims);
         return cJSON_CreateIntArray(dims, 3);
@@ -123,7 +132,7 @@ cJSON *report_config(const struct config *c, const char *const *sections)
     return root;
 }
 
-cJSON *report_environment(const struct topology *t, const struct timer_calibration *cal)
+cJSON *report_environment(int nranks, const struct timer_calibration *cal)
 {
     cJSON *env = cJSON_CreateObject();
     char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -135,8 +144,7 @@ cJSON *report_environment(const struct topology *t, const struct timer_calibrati
     snprintf(standard, sizeof standard, "%d.%d", version, subversion);
     cJSON_AddStringToObject(env, "mpi_library", library);
     cJSON_AddStringToObject(env, "mpi_standard", standard);
-    cJSON_AddNumberToObject(env, "ranks", t->nranks);
-    cJSON_AddItemToObject(env, "dims", cJSON_CreateIntArray(t->dims, 3));
+    cJSON_AddNumberToObject(env, "ranks", nranks);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     cJSON_AddStringToObject(env, "host", host);
@@ -176,7 +184,7 @@ cJSON *report_stats(const struct stats *s)
 }
 
 cJSON *report_summary_begin(const char *command, const struct config *c,
-                            const char *const *sections, const struct topology *t,
+                            const char *const *sections, int nranks,
                             const struct timer_calibration *cal)
 {
     cJSON *root = cJSON_CreateObject();
@@ -187,6 +195,6 @@ cJSON *report_summary_begin(const char *command, const struct config *c,
     else
         cJSON_AddNullToObject(root, "config_file");
     cJSON_AddItemToObject(root, "config", report_config(c, sections));
-    cJSON_AddItemToObject(root, "environment", report_environment(t, cal));
+    cJSON_AddItemToObject(root, "environment", report_environment(nranks, cal));
     return root;
 }

@@ -6,7 +6,6 @@
 #define SB_REPORT_H
 
 #include "config.h"
-#include "decomp.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -25,15 +24,15 @@ int report_write_json(const char *dir, const char *name, const cJSON *root);
 /* The configuration of the given sections as typed JSON. */
 cJSON *report_config(const struct config *c, const char *const *sections);
 
-/* MPI library, ranks, dims, host, timer, GPU, compiler, date. */
-cJSON *report_environment(const struct topology *t, const struct timer_calibration *cal);
+/* MPI library, ranks, host, timer, GPU, compiler, date. */
+cJSON *report_environment(int nranks, const struct timer_calibration *cal);
 
 /* min, median, mean, max, variance, stddev, cv, std_error, rse, n. */
 cJSON *report_stats(const struct stats *s);
 
 /* The start of a summary: version, command, config, environment. */
 cJSON *report_summary_begin(const char *command, const struct config *c,
-                            const char *const *sections, const struct topology *t,
+                            const char *const *sections, int nranks,
                             const struct timer_calibration *cal);
 
 #endif

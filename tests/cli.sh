@@ -16,7 +16,7 @@ import csv, json, sys
 d = sys.argv[1]
 s = json.load(open(f"{d}/summary.json"))
 assert s["command"] == "exchange" and s["verified"] is True and s["exit_code"] == 0
-assert s["environment"]["ranks"] == 7 and s["environment"]["dims"] == [7, 1, 1]
+assert s["environment"]["ranks"] == 7
 assert s["config"]["exchange"]["k"] == [1, 2, 3, 4]
 assert len(s["points"]) == 8
 for p in s["points"]:
@@ -24,13 +24,15 @@ for p in s["points"]:
         for key in ("n", "min", "median", "mean", "max", "variance", "stddev", "cv",
                     "std_error", "rse"):
             assert key in p[part], (part, key)
+    assert p["dims"] == [7, 1, 1] and p["team_size"] == 1
     t = p["time_s"]
     assert t["n"] == 21 and 0 < t["min"] <= t["median"] <= t["max"]
     assert p["verified"] and p["wrong_bytes"] == 0
     assert p["messages_per_exchange"] == 2 * p["k"]   # a 7x1x1 row: x hops only
 rows = list(csv.DictReader(open(f"{d}/exchange.csv")))
 assert len(rows) == 8 and all(r["verified"] == "1" for r in rows)
-assert {"module", "k", "bytes", "median_s", "filt_mean_s", "rse"} <= set(rows[0])
+assert {"module", "team_size", "dims", "k", "bytes", "median_s", "filt_mean_s", "rse",
+        "buffer_bytes_peak", "buffer_bytes_min", "slot_digest"} <= set(rows[0])
 PYEOF
 
 expect "inject_fault=3: exit 1 naming rank, slot, byte, expected and found" 1 \
@@ -46,6 +48,69 @@ assert all(p['wrong_bytes'] > 0 for p in s['points'])"
 expect "varied payload fault is caught too" 1 'rank 0: verify' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.payload=varied -s exchange.k=2 \
     -s exchange.bytes=300 -s exchange.repetitions=2 -s exchange.inject_fault=0
+
+# ---- several modules on the same boxes (issue 3) ---------------------------------
+svt=$TEST_TMP/svt
+expect "6 ranks, all modules, teams of 3, k=1-3: verified" 0 'verified: true' -- \
+    "${MPIRUN[@]}" -np 6 "$SHIFTBOX" exchange -s exchange.module=shift,shift-isend,teamshift,direct \
+    -s exchange.team_size=3 -s exchange.k=1-3 -s exchange.bytes=100,10000 \
+    -s exchange.slot_hashes=1 -s exchange.repetitions=5 --out "$svt"
+expect "slot digests and every slot's hash equal across modules" 0 -- $PY - "$svt" <<'PYEOF'
+import csv, json, sys
+from collections import defaultdict
+d = sys.argv[1]
+s = json.load(open(f"{d}/summary.json"))
+digests = defaultdict(set)
+for p in s["points"]:
+    assert p["verified"] and p["modules_agree"]
+    assert p["buffer_bytes_peak"] >= p["buffer_bytes_min"] == (2 * p["k"] + 1) ** 3 * p["bytes"]
+    digests[(p["team_size"], tuple(p["dims"]), p["k"], p["bytes"], p["payload"])].add(
+        p["slot_digest"])
+assert len(digests) == 6 and all(len(v) == 1 for v in digests.values()), digests
+modules = {p["module"] for p in s["points"]}
+assert modules == {"shift", "shift-isend", "teamshift", "direct"}
+slots = defaultdict(dict)
+for r in csv.DictReader(open(f"{d}/slot-hashes.csv")):
+    key = (r["k"], r["bytes"], r["payload"], r["box"], r["dx"], r["dy"], r["dz"])
+    slots[key][r["module"]] = r["hash"]
+assert len(slots) == 2 * (27 + 125 + 343) * 2      # 2 boxes, k=1..3, 2 sizes
+assert all(len(m) == 4 and len(set(m.values())) == 1 for m in slots.values())
+PYEOF
+expect "plot_exchange.py draws times and the Team Shift / Shift ratio" 0 \
+    'time-2x1x1-c3-uniform.png' 'ratio-2x1x1-c3-uniform.png' -- \
+    $PY "$ROOT/tools/plot_exchange.py" "$svt/exchange.csv" --out "$TEST_TMP/plots"
+
+for module in shift shift-isend teamshift direct; do
+    expect "a fault in $module's slots is caught" 1 "rank 2: verify: $module c=1" \
+        'verified: false' -- \
+        "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1-2 \
+        -s exchange.bytes=0,300 -s exchange.payload=uniform,varied -s exchange.repetitions=2 \
+        -s exchange.inject_fault=2 -s exchange.inject_module=$module
+done
+expect "a fault past the byte check: the modules' hashes disagree" 1 \
+    'direct .*NO \(modules differ\)' 'slots differ between modules' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1 \
+    -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=1 \
+    -s exchange.inject_module=direct -s exchange.inject_into=hashes
+expect "teams delivering to all: a fault in a member's slots is caught" 1 \
+    'rank 1: verify: teamshift c=2' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=2 \
+    -s exchange.team_deliver=all -s exchange.k=1 -s exchange.bytes=64 -s exchange.repetitions=2 \
+    -s exchange.inject_fault=1
+expect "teams delivering to the leader: a member has nothing to corrupt" 2 \
+    'inject_fault = 1: that rank received no slots' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=2 \
+    -s exchange.k=1 -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=1
+expect "a team size that does not divide the ranks" 2 \
+    'exchange.team_size = 3: 4 ranks do not split into teams of 3; accepted: divisors of 4 \(1, 2, 4\)' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=3
+expect "an explicit grid that does not fit a team size" 2 'decomp.dims = 4,1,1 makes 4 boxes, but the run has 2' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s decomp.dims=4,1,1 -s exchange.team_size=1,2
+expect "the regression suite fails on a fault, with its table" 1 \
+    'teamshift +2 2x1x1 +1 +0 +1' 'shift +1 4x1x1 +1 +1 +0' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -c "$ROOT/configs/regression.ini" -s exchange.k=1 \
+    -s exchange.bytes=64 -s exchange.payload=uniform -s exchange.inject_fault=0 \
+    -s exchange.inject_module=teamshift
 
 # Every rank leaves with the verdict's code, not only the rank that saw it.
 each_rank_exit_code() {
@@ -88,7 +153,7 @@ expect "missing config file" 2 '-c /nonexistent/x.ini: cannot open' -- \
 printf '[exchange]\nk = 1\nrepetitons = 3\n' >"$TEST_TMP/typo.ini"
 expect "config file: line and key named" 2 'typo.ini:3: exchange.repetitons: unknown key' \
     "did you mean 'exchange.repetitions'" -- "$SHIFTBOX" exchange -c "$TEST_TMP/typo.ini"
-expect "dims whose product is not the rank count" 2 'decomp.dims = 3,1,1.*2 rank' -- \
+expect "dims whose product is not the rank count" 2 'decomp.dims = 3,1,1 makes 3 boxes, but the run has 2' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s decomp.dims=3,1,1
 expect "inject_fault beyond the ranks" 2 'exchange.inject_fault = 5.*0\.\.1' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.inject_fault=5
@@ -143,8 +208,8 @@ assert a == b, (a, b)"
 
 for f in "$ROOT"/configs/*.ini; do
     expect "configs/$(basename "$f") parses" 0 'verified: true' -- \
-        "$SHIFTBOX" exchange -c "$f" -s decomp.dims=1,1,1 -s exchange.k=1 -s exchange.bytes=8 \
-        -s exchange.repetitions=1 -s exchange.warmup=0
+        "$SHIFTBOX" exchange -c "$f" -s decomp.dims=1,1,1 -s exchange.team_size=1 \
+        -s exchange.k=1 -s exchange.bytes=8 -s exchange.repetitions=1 -s exchange.warmup=0
 done
 
 echo "$PASSED passed, $FAILED failed"

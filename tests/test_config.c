@@ -53,7 +53,10 @@ static void test_defaults_and_getters(void **state)
     struct config c;
     config_init(&c);
     assert_int_equal(cfg_int(&c, "exchange.repetitions"), 100);
-    assert_string_equal(cfg_text(&c, "exchange.module"), "shift");
+    char item[64];
+    assert_true(cfg_choice_item(&c, "exchange.module", 0, item, sizeof item));
+    assert_string_equal(item, "shift");
+    assert_false(cfg_choice_item(&c, "exchange.module", 1, item, sizeof item));
     assert_true(cfg_real(&c, "stats.cut_coef") == 2.0);
     long long k[CONFIG_MAX_LIST];
     assert_int_equal(cfg_int_list(&c, "exchange.k", k), 4);
@@ -174,6 +177,34 @@ static void test_typed_validation(void **state)
     assert_int_equal(key_validate(&one, "1.5", &m), SB_EUSAGE);
 }
 
+static void test_choice_lists_and_all(void **state)
+{
+    (void)state;
+    struct config c;
+    struct sb_msg m = {""};
+    char item[64];
+    config_init(&c);
+    assert_int_equal(config_override(&c, "exchange.module=direct, teamshift", &m), SB_OK);
+    assert_true(cfg_choice_item(&c, "exchange.module", 1, item, sizeof item));
+    assert_string_equal(item, "teamshift");
+    assert_int_equal(config_override(&c, "exchange.module=all", &m), SB_OK);
+    int n = 0;
+    while (cfg_choice_item(&c, "exchange.module", n, item, sizeof item))
+        n++;
+    assert_int_equal(n, 4);
+    assert_string_equal(item, "direct");
+    assert_int_equal(config_override(&c, "exchange.module=shift,nosuch", &m), SB_EUSAGE);
+    assert_non_null(strstr(m.text, "'nosuch' is not one of them"));
+    assert_int_equal(config_override(&c, "exchange.module=shift,,direct", &m), SB_EUSAGE);
+    /* team sizes take a list or all; plain lists take no "all" */
+    assert_int_equal(config_override(&c, "exchange.team_size=all", &m), SB_OK);
+    assert_true(cfg_all(&c, "exchange.team_size"));
+    assert_int_equal(config_override(&c, "exchange.k=all", &m), SB_EUSAGE);
+    assert_int_equal(config_override(&c, "decomp.dims=all", &m), SB_OK);
+    assert_true(cfg_all(&c, "decomp.dims"));
+    config_free(&c);
+}
+
 static void test_ini_round_trip(void **state)
 {
     (void)state;
@@ -207,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_override_errors),
         cmocka_unit_test(test_nearest_key),
         cmocka_unit_test(test_typed_validation),
+        cmocka_unit_test(test_choice_lists_and_all),
         cmocka_unit_test(test_ini_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

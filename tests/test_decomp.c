@@ -94,13 +94,30 @@ static void test_choose_dims(void **state)
     assert_int_equal(choose_dims(4, (const int[3]){2, 1, 1}, dims, &m), SB_EUSAGE);
 }
 
+static void test_factorisations(void **state)
+{
+    (void)state;
+    int grids[64][3];
+    assert_int_equal(factorisations(1, grids, 64), 1);
+    assert_int_equal(factorisations(7, grids, 64), 3); /* 1x1x7, 1x7x1, 7x1x1 */
+    int n = factorisations(8, grids, 64);
+    assert_int_equal(n, 10);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(grids[i][0] * grids[i][1] * grids[i][2], 8);
+        for (int j = 0; j < i; j++)
+            assert_false(!memcmp(grids[i], grids[j], sizeof grids[i]));
+    }
+    assert_int_equal(factorisations(12, grids, 64), 18);
+    assert_int_equal(factorisations(64, grids, 4), 28); /* counts past the array */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv); /* MPI_Dims_create needs it */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wrap_coord),         cmocka_unit_test(test_numbering_round_trip),
         cmocka_unit_test(test_box_at_far_offsets), cmocka_unit_test(test_offsets_cover_ring),
-        cmocka_unit_test(test_choose_dims),
+        cmocka_unit_test(test_choose_dims),        cmocka_unit_test(test_factorisations),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     MPI_Finalize();

@@ -6,6 +6,9 @@
 #    shared-memory eager limit; prints T(k) / (k T(1)) per payload.  The
 #    points take turns (10 exchanges each), so that the machine's drift
 #    (seen here: a shared VM slowing 2-3x for seconds) hits every k alike.
+# 2. The modules against the Shift: every module on the same boxes, points
+#    taking turns, k = 1..3, 100 B and 10 kB; prints each median over the
+#    Shift's.
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +25,12 @@ mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phase
     { cat "$out.log"; exit 1; }
 grep -E '^verified' "$out.log"
 /usr/bin/python3 tools/shift_scaling.py "$out"
+
+out=results/bench/modules
+echo
+echo "== bench 2: every module against the Shift, $NP ranks, one run"
+mpirun -np "$NP" "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1-3 \
+    -s exchange.bytes=100,10000 -s exchange.repetitions=200 -s exchange.warmup=20 \
+    --out "$out" >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
+grep -E '^verified' "$out.log"
+/usr/bin/python3 tools/compare_modules.py "$out"

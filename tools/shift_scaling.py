@@ -24,23 +24,26 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"shift_scaling: {args.dir}/summary.json: {e}")
     part = "filtered_time_s" if args.filtered else "time_s"
-    by_size = {}
+    series = {}
     for p in summary["points"]:
-        by_size.setdefault(p["bytes"], {})[p["k"]] = p[part][args.stat]
-    env = summary["environment"]
-    print(f"# {env['ranks']} ranks, grid {'x'.join(map(str, env['dims']))}, "
-          f"phases {summary['config']['exchange']['phases']}, {args.stat} of {part}")
-    print(f"{'bytes':>8} {'k':>3} {'T_us':>10} {'T/hop_us':>9} {'T(k)/(k T(1))':>14}")
+        key = (p["module"], "x".join(map(str, p["dims"])), p["team_size"], p["payload"],
+               p["bytes"])
+        series.setdefault(key, {})[p["k"]] = p[part][args.stat]
+    print(f"# {summary['environment']['ranks']} ranks, phases "
+          f"{summary['config']['exchange']['phases']}, {args.stat} of {part}")
+    print(f"{'module':>11} {'grid':>7} {'c':>2} {'bytes':>8} {'k':>3} {'T_us':>10} "
+          f"{'T/hop_us':>9} {'T(k)/(k T(1))':>14}")
     worst = 0.0
-    for size in sorted(by_size):
-        times = by_size[size]
+    for key in sorted(series):
+        times = series[key]
         if 1 not in times:
             continue
+        module, grid, c, _, size = key
         for k in sorted(times):
             ratio = times[k] / (k * times[1])
             worst = max(worst, abs(ratio - 1))
-            print(f"{size:>8} {k:>3} {times[k] * 1e6:>10.3f} {times[k] / (2 * k) * 1e6:>9.3f}"
-                  f" {ratio:>14.3f}")
+            print(f"{module:>11} {grid:>7} {c:>2} {size:>8} {k:>3} {times[k] * 1e6:>10.3f} "
+                  f"{times[k] / (2 * k) * 1e6:>9.3f} {ratio:>14.3f}")
     print(f"largest departure from linear growth in k: {worst * 100:.1f} %")
     if not summary["verified"]:
         sys.exit("shift_scaling: the run was not verified")

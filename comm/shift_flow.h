@@ -1,0 +1,72 @@
+/* The data flow the Shift variants share (seed 000 sec. 2.2, Fig. 2).
+ *
+ * Three phases, x then y then z.  In each, k hops move data to the right
+ * neighbour and k hops to the left, each hop forwarding what arrived in the
+ * hop before.  What a phase starts from is the block gathered so far: the
+ * own slot in x, the row in y, the plane in z.  Blocks from the left are
+ * prepended to the buffer and blocks from the right appended, so the
+ * buffer finishes in [dz][dy][dx] slot order with nothing repacked: the row
+ * and the plane a phase sends are already contiguous.  With uniform payloads
+ * every block of a hop has the sender's size; otherwise slots travel as
+ * records (slots.h) and receivers learn sizes with MPI_Probe.
+ *
+ * The variants differ in the message schedule only: comm/shift.c (blocking
+ * MPI_Ssend in ring-colour order, one direction after the other) and
+ * comm/shift_isend.c (both directions of a hop in flight at once). */
+#ifndef SB_SHIFT_FLOW_H
+#define SB_SHIFT_FLOW_H
+
+#include "exchange.h"
+#include "span.h"
+
+struct shift_flow {
+    struct span buf;
+    int right[3], left[3];          /* neighbour boxes (leader ranks) per dimension */
+    int ring[3];                    /* boxes around the ring of each dimension */
+    int coord[3];                   /* this box's place in each ring */
+    size_t prepended, appended;     /* bytes added at each end in this exchange */
+    size_t hint_before, hint_after; /* most ever added at each end: room to keep */
+};
+
+/* dir: +1 moves data to the right neighbour (it arrives from the left, in
+ * front), -1 to the left (it arrives from the right, behind). */
+static inline int shift_tag(int d, int dir, int hop)
+{
+    return 1 + (d * 2 + (dir > 0)) * (EXCHANGE_MAX_K + 1) + hop;
+}
+
+void flow_setup(struct shift_flow *f, const struct topology *t);
+
+/* Empties the buffer and puts the own payload in it, with room for the slots
+ * to come (exact for uniform payloads, the most seen so far otherwise). */
+void flow_begin(struct shift_flow *f, const struct exchange *x, const struct payload *own,
+                const struct slots *out);
+
+/* Makes room for a block of n bytes arriving in direction dir and returns
+ * where it goes.  keep_old: see span_make_room. */
+unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned char **keep_old);
+
+/* Makes room for blocks of `before` and `after` bytes arriving from the
+ * left and from the right in the same hop; *left_at and *right_at receive
+ * where they go.  keep_old: see span_make_room. */
+void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsigned char **left_at,
+                       unsigned char **right_at, unsigned char **keep_old);
+
+/* The block to forward in direction dir: the last that arrived from that
+ * side (or the gathered block in hop 1), `behind` bytes in from its end. */
+static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir, size_t behind,
+                                            size_t len)
+{
+    return dir > 0 ? f->buf.base + f->buf.front + behind : f->buf.base + f->buf.back - behind - len;
+}
+
+/* A ring of one is its own neighbour on both sides: the block arrives from
+ * itself, as the next periodic image. */
+void flow_copy_block(struct shift_flow *f, int dir, size_t len);
+
+/* Points `out` at the gathered slots.  SB_EVERIFY when they are malformed. */
+int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, struct slots *out);
+
+void flow_free(struct shift_flow *f);
+
+#endif

@@ -1,0 +1,114 @@
+/* The Shift with both directions of each hop in flight (seed 000 sec.
+ * 6.2.1): the data flow of shift_flow.h, but in hop n a rank posts
+ * MPI_Isend of the block moving right and of the block moving left, then
+ * receives both with MPI_Irecv.  No ordering by colour is needed, and a
+ * phase takes k steps instead of 2k.  A ring of one copies locally. */
+#include "shift_flow.h"
+#include "../src/log.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+/* How many bytes arrive from `from` with `tag`: known for uniform payloads,
+ * probed otherwise. */
+static int incoming(struct exchange *x, int from, int tag, size_t known, size_t *n)
+{
+    if (x->opts.uniform) {
+        *n = known;
+        return SB_OK;
+    }
+    MPI_Status status;
+    int count;
+    CHECK_MPI(MPI_Probe(from, tag, x->topo->leaders, &status));
+    CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+    *n = (size_t)count;
+    return SB_OK;
+}
+
+/* Hop n of dimension d: the block that came from the left moves on to the
+ * right (`to_right` bytes) while the one from the right moves on to the
+ * left (`to_left`); returns the sizes of the blocks that replace them. */
+static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, size_t *to_right,
+                     size_t *to_left)
+{
+    if (f->ring[d] == 1) {
+        flow_copy_block(f, +1, *to_right);
+        flow_copy_block(f, -1, *to_left);
+        return SB_OK;
+    }
+    if (*to_right > INT_MAX || *to_left > INT_MAX) {
+        log_rank_error("a Shift message of %zu bytes exceeds MPI's int count",
+                       *to_right > *to_left ? *to_right : *to_left);
+        return SB_ERUNTIME;
+    }
+    MPI_Comm comm = x->topo->leaders;
+    int right_tag = shift_tag(d, +1, n), left_tag = shift_tag(d, -1, n);
+    MPI_Request req[4];
+    CHECK_MPI(MPI_Isend(flow_send_from(f, +1, 0, *to_right), (int)*to_right, MPI_BYTE, f->right[d],
+                        right_tag, comm, &req[0]));
+    CHECK_MPI(MPI_Isend(flow_send_from(f, -1, 0, *to_left), (int)*to_left, MPI_BYTE, f->left[d],
+                        left_tag, comm, &req[1]));
+    x->last.messages += 2;
+    x->last.bytes += (long long)(*to_right + *to_left);
+
+    size_t from_left, from_right;
+    CHECK(incoming(x, f->left[d], right_tag, *to_right, &from_left));
+    CHECK(incoming(x, f->right[d], left_tag, *to_left, &from_right));
+    unsigned char *left_at, *right_at, *old;
+    /* The sends may still read the old buffer if the span must grow. */
+    flow_receive_both(f, from_left, from_right, &left_at, &right_at, &old);
+    CHECK_MPI(MPI_Irecv(left_at, (int)from_left, MPI_BYTE, f->left[d], right_tag, comm, &req[2]));
+    CHECK_MPI(MPI_Irecv(right_at, (int)from_right, MPI_BYTE, f->right[d], left_tag, comm, &req[3]));
+    MPI_Status status[4];
+    int rc = MPI_Waitall(4, req, status);
+    free(old);
+    CHECK_MPI(rc);
+    int got_left, got_right;
+    CHECK_MPI(MPI_Get_count(&status[2], MPI_BYTE, &got_left));
+    CHECK_MPI(MPI_Get_count(&status[3], MPI_BYTE, &got_right));
+    if ((size_t)got_left != from_left || (size_t)got_right != from_right) {
+        log_rank_error("shift-isend hop %d of dimension %c: %d and %d bytes arrived, %zu and "
+                       "%zu expected",
+                       n, "xyz"[d], got_left, got_right, from_left, from_right);
+        return SB_ERUNTIME;
+    }
+    *to_right = from_left;
+    *to_left = from_right;
+    return SB_OK;
+}
+
+static int isend_setup(struct exchange *x)
+{
+    struct shift_flow *f = sb_malloc(sizeof *f, "shift-isend's state");
+    flow_setup(f, x->topo);
+    x->state = f;
+    return SB_OK;
+}
+
+static int isend_run(struct exchange *x, const struct payload *own, struct slots *out)
+{
+    struct shift_flow *f = x->state;
+    flow_begin(f, x, own, out);
+    for (int d = 0; d < 3; d++) {
+        size_t to_right = span_len(&f->buf), to_left = to_right; /* the gathered block */
+        for (int n = 1; n <= x->kdim[d]; n++)
+            CHECK(isend_hop(x, f, d, n, &to_right, &to_left));
+    }
+    return flow_finish(f, x, own->bytes, out);
+}
+
+static void isend_destroy(struct exchange *x)
+{
+    flow_free(x->state);
+    free(x->state);
+}
+
+const exchange_ops shift_isend_ops = {
+    .name = "shift-isend",
+    .summary = "the Shift's data flow with both directions of each hop in flight "
+               "(MPI_Isend/MPI_Irecv, seed 000 sec. 6.2.1)",
+    .teams = false,
+    .setup = isend_setup,
+    .run = isend_run,
+    .destroy = isend_destroy,
+};

@@ -1,0 +1,45 @@
+#include "span.h"
+#include "../src/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void span_make_room(struct span *s, size_t before, size_t after, unsigned char **keep_old)
+{
+    if (keep_old) *keep_old = NULL;
+    size_t room_before = s->front, room_after = s->cap - s->back;
+    if (room_before >= before && room_after >= after) return;
+    size_t len = span_len(s);
+    /* Grow geometrically, so that a buffer that keeps growing moves rarely. */
+    if (room_before < before) room_before = before + before / 2 + len / 2;
+    if (room_after < after) room_after = after + after / 2 + len / 2;
+    size_t cap = room_before + len + room_after;
+    unsigned char *base = sb_malloc(cap, "an exchange buffer");
+    if (len) memcpy(base + room_before, s->base + s->front, len);
+    if (keep_old)
+        *keep_old = s->base;
+    else
+        free(s->base);
+    s->base = base;
+    s->cap = cap;
+    s->front = room_before;
+    s->back = room_before + len;
+}
+
+void span_restart(struct span *s, size_t before, size_t after)
+{
+    if (!s->base || s->cap < before + after) {
+        size_t cap = before + after > 64 ? before + after : 64;
+        free(s->base);
+        s->base = sb_malloc(cap, "an exchange buffer");
+        s->cap = cap;
+    }
+    s->front = s->back = before;
+}
+
+void span_free(struct span *s)
+{
+    free(s->base);
+    s->base = NULL;
+    s->cap = s->front = s->back = 0;
+}

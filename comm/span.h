@@ -1,0 +1,31 @@
+/* A byte buffer with room at both ends, in which the Shift variants gather
+ * slots: blocks from the left are prepended, blocks from the right appended,
+ * so the slots end in [dz][dy][dx] order without repacking.  Data lies in
+ * [front, back). */
+#ifndef SB_SPAN_H
+#define SB_SPAN_H
+
+#include <stddef.h>
+
+struct span {
+    unsigned char *base;
+    size_t cap, front, back;
+};
+
+static inline size_t span_len(const struct span *s)
+{
+    return s->back - s->front;
+}
+
+/* Makes room for `before` bytes ahead of the data and `after` behind it,
+ * moving the data when it must.  When `keep_old` is not NULL the old block
+ * is not freed but returned there (NULL when nothing moved), so that sends
+ * still in flight from it can finish; the caller frees it afterwards. */
+void span_make_room(struct span *s, size_t before, size_t after, unsigned char **keep_old);
+
+/* Empties the span, leaving `before` bytes of room ahead and `after` behind. */
+void span_restart(struct span *s, size_t before, size_t after);
+
+void span_free(struct span *s);
+
+#endif

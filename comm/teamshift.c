@@ -1,0 +1,306 @@
+/* Team Shift (Driscoll et al. 2013, as seed 000 sec. 2.3 and Fig. 3-4
+ * describe it), wrapped around the window of k layers instead of the whole
+ * ring, once per dimension.
+ *
+ * P = c T ranks hold T boxes, c ranks (a team) per box; member 0 leads.
+ * Per dimension x, y, z, from the block the leader has gathered so far (the
+ * own slot, then the row, then the plane):
+ *   1. the leader broadcasts the block to its team (MPI_Bcast);
+ *   2. skew: member i fetches the block of the team at window offset
+ *      o_i = -k + i along the dimension (members i > 2k rest);
+ *   3. shift: in each of ceil((2k+1)/c) - 1 steps, member i passes its
+ *      newest block to the team c boxes back and takes the one from the team
+ *      c boxes ahead, while o_i + s c <= k (teamshift.h);
+ *   4. gather: the leader collects every member's blocks (MPI_Gatherv) and
+ *      lays them out by offset -k..k, which is the next block.
+ * With exchange.team_deliver=all the leader then broadcasts the slots to its
+ * team.  Skew and shift messages travel on the layer of equal members
+ * (MPI_Isend/MPI_Recv), so a partner that is the rank itself (a ring
+ * shorter than the step) needs no special case.  c = 1 is a skew by k and
+ * then 2k one-box steps one way: a one-directional Shift over the window.
+ * With varied payloads blocks are records (slots.h): sizes travel with
+ * MPI_Probe, and a member's count before the gather. */
+#include "teamshift.h"
+#include "exchange.h"
+#include "../src/log.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable byte buffer. */
+struct bytes {
+    unsigned char *p;
+    size_t len, cap;
+};
+
+/* Extends b by n bytes and returns where they go.  When the buffer moves,
+ * the old block is handed back in *old (for sends still reading it) instead
+ * of being freed. */
+static unsigned char *bytes_extend(struct bytes *b, size_t n, unsigned char **old)
+{
+    *old = NULL;
+    if (!b->p || b->len + n > b->cap) {
+        size_t cap = (b->len + n) * 3 / 2 + 64;
+        unsigned char *p = sb_malloc(cap, "a Team Shift buffer");
+        if (b->len) memcpy(p, b->p, b->len);
+        *old = b->p;
+        b->p = p;
+        b->cap = cap;
+    }
+    b->len += n;
+    return b->p + b->len - n;
+}
+
+/* Empties b with room for n bytes (what it held is dropped). */
+static void bytes_empty(struct bytes *b, size_t n)
+{
+    b->len = 0;
+    if (b->p && b->cap >= n) return;
+    free(b->p);
+    b->cap = n + n / 2 + 64;
+    b->p = sb_malloc(b->cap, "a Team Shift buffer");
+}
+
+struct teamshift {
+    struct bytes acc;      /* the block gathered so far; at the end, all slots */
+    struct bytes mine;     /* this member's blocks of the current dimension */
+    struct bytes gathered; /* leader: every member's blocks, as they arrive */
+    struct bytes next;     /* leader: those blocks laid out by offset */
+    int acc_slots;         /* slots in acc */
+    int *counts, *displs;  /* leader: the gather's layout */
+};
+
+static size_t in_use(const struct teamshift *s)
+{
+    return s->acc.len + s->mine.len + s->gathered.len + s->next.len;
+}
+
+static int count_of(size_t n, int *out)
+{
+    if (n > INT_MAX) {
+        log_rank_error("teamshift: a block of %zu bytes exceeds MPI's int count", n);
+        return SB_ERUNTIME;
+    }
+    *out = (int)n;
+    return SB_OK;
+}
+
+/* The leader's acc to every member (its length first when sizes vary). */
+static int broadcast_acc(struct exchange *x, struct teamshift *s, size_t uniform_len)
+{
+    const struct topology *t = x->topo;
+    uint64_t len = x->opts.uniform ? uniform_len : s->acc.len;
+    if (!x->opts.uniform) CHECK_MPI(MPI_Bcast(&len, 1, MPI_UINT64_T, 0, t->team));
+    if (t->member != 0) {
+        bytes_empty(&s->acc, (size_t)len);
+        s->acc.len = (size_t)len;
+    }
+    int n;
+    CHECK(count_of(s->acc.len, &n));
+    CHECK_MPI(MPI_Bcast(s->acc.p, n, MPI_BYTE, 0, t->team));
+    if (t->member == 0) {
+        x->last.messages += t->team_size - 1;
+        x->last.bytes += (long long)(t->team_size - 1) * (long long)s->acc.len;
+    }
+    return SB_OK;
+}
+
+/* Sends `len` bytes at src (or the newest block of mine, when src is NULL)
+ * to the team `step` boxes back along dimension d and appends the block
+ * from the team `step` boxes ahead to mine. */
+static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, int tag,
+                      const unsigned char *src, size_t len)
+{
+    const struct topology *t = x->topo;
+    int ahead[3] = {0, 0, 0}, back[3] = {0, 0, 0};
+    ahead[d] = step;
+    back[d] = -step;
+    int to = box_at(t->dims, t->coords, back).rank;
+    int from = box_at(t->dims, t->coords, ahead).rank;
+    if (!src) src = s->mine.p + s->mine.len - len;
+    int n;
+    CHECK(count_of(len, &n));
+    MPI_Request req;
+    CHECK_MPI(MPI_Isend(src, n, MPI_BYTE, to, tag, t->layer, &req));
+    x->last.messages++;
+    x->last.bytes += (long long)len;
+    int incoming = n;
+    MPI_Status status;
+    if (!x->opts.uniform) {
+        CHECK_MPI(MPI_Probe(from, tag, t->layer, &status));
+        CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &incoming));
+    }
+    unsigned char *old;
+    unsigned char *at = bytes_extend(&s->mine, (size_t)incoming, &old);
+    CHECK_MPI(MPI_Recv(at, incoming, MPI_BYTE, from, tag, t->layer, &status));
+    int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    free(old);
+    CHECK_MPI(rc);
+    return SB_OK;
+}
+
+/* Bytes of the block of `records` records at p, or 0 when it runs past end. */
+static size_t records_length(const unsigned char *p, const unsigned char *end, int records)
+{
+    const unsigned char *at = p;
+    for (int r = 0; r < records; r++) {
+        uint64_t n;
+        if (end - at < SLOT_RECORD_HEADER) return 0;
+        memcpy(&n, at, sizeof n);
+        if (n > (uint64_t)(end - at) || record_bytes(n) > (size_t)(end - at)) return 0;
+        at += record_bytes(n);
+    }
+    return (size_t)(at - p);
+}
+
+/* The leader collects every member's blocks and lays them out by offset. */
+static int gather_blocks(struct exchange *x, struct teamshift *s, int k, size_t block_len)
+{
+    const struct topology *t = x->topo;
+    int c = t->team_size, mine;
+    CHECK(count_of(s->mine.len, &mine));
+    if (x->opts.uniform) {
+        for (int j = 0; j < c; j++)
+            s->counts[j] = teamshift_blocks(k, c, j) * (int)block_len;
+    } else {
+        CHECK_MPI(MPI_Gather(&mine, 1, MPI_INT, s->counts, 1, MPI_INT, 0, t->team));
+    }
+    size_t total = 0;
+    for (int j = 0; j < c; j++) {
+        s->displs[j] = (int)total;
+        total += (size_t)s->counts[j];
+    }
+    if (t->member == 0) {
+        int all;
+        CHECK(count_of(total, &all));
+        bytes_empty(&s->gathered, total);
+    }
+    if (t->member == 0) s->gathered.len = total;
+    CHECK_MPI(MPI_Gatherv(s->mine.p, mine, MPI_BYTE, s->gathered.p, s->counts, s->displs, MPI_BYTE,
+                          0, t->team));
+    exchange_note_buffers(x, in_use(s));
+    if (t->member != 0) {
+        x->last.messages++;
+        x->last.bytes += mine;
+        return SB_OK;
+    }
+    /* Offsets -k..k in order; member j's blocks come in its order. */
+    bytes_empty(&s->next, total);
+    for (int o = -k; o <= k; o++) {
+        int j = teamshift_holder(k, c, o);
+        const unsigned char *at = s->gathered.p + s->displs[j];
+        const unsigned char *end = at + s->counts[j];
+        size_t len = block_len;
+        if (!x->opts.uniform && (len = records_length(at, end, s->acc_slots)) == 0) {
+            log_rank_error("teamshift: member %d's blocks are malformed", j);
+            return SB_EVERIFY;
+        }
+        memcpy(s->next.p + s->next.len, at, len);
+        s->next.len += len;
+        exchange_note_buffers(x, in_use(s));
+        s->displs[j] += (int)len;
+        s->counts[j] -= (int)len;
+    }
+    struct bytes swap = s->acc;
+    s->acc = s->next;
+    s->next = swap;
+    s->next.len = s->gathered.len = 0;
+    return SB_OK;
+}
+
+static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_t payload)
+{
+    const struct topology *t = x->topo;
+    int k = x->kdim[d], c = t->team_size, i = t->member;
+    size_t block_len = (size_t)s->acc_slots * payload; /* uniform payloads */
+    CHECK(broadcast_acc(x, s, block_len));
+    s->mine.len = 0;
+    int blocks = teamshift_blocks(k, c, i);
+    int tag = 1 + d * (2 * EXCHANGE_MAX_K + 2);
+    if (blocks > 0) {
+        int skew = -k + i;
+        if (skew == 0) {
+            unsigned char *old;
+            memcpy(bytes_extend(&s->mine, s->acc.len, &old), s->acc.p, s->acc.len);
+            free(old);
+        } else {
+            CHECK(pass_block(x, s, d, skew, tag, s->acc.p, s->acc.len));
+        }
+    }
+    size_t newest = s->mine.len;
+    for (int step = 1; step < blocks; step++) {
+        size_t before = s->mine.len;
+        CHECK(pass_block(x, s, d, c, tag + step, NULL, newest));
+        newest = s->mine.len - before;
+    }
+    CHECK(gather_blocks(x, s, k, x->opts.uniform ? block_len : 0));
+    s->acc_slots *= 2 * k + 1;
+    return SB_OK;
+}
+
+static int teamshift_setup(struct exchange *x)
+{
+    struct teamshift *s = sb_calloc(1, sizeof *s, "Team Shift's state");
+    s->counts = sb_calloc((size_t)x->topo->team_size, sizeof *s->counts, "gather counts");
+    s->displs = sb_calloc((size_t)x->topo->team_size, sizeof *s->displs, "gather displacements");
+    x->state = s;
+    x->delivers = x->topo->member == 0 || x->opts.deliver_all;
+    return SB_OK;
+}
+
+static int teamshift_run(struct exchange *x, const struct payload *own, struct slots *out)
+{
+    struct teamshift *s = x->state;
+    const struct topology *t = x->topo;
+    s->acc_slots = 1;
+    s->acc.len = 0;
+    if (t->member == 0) { /* the leader's payload is the box's */
+        size_t len = x->opts.uniform ? own->bytes : record_bytes(own->bytes);
+        bytes_empty(&s->acc, len);
+        s->acc.len = len;
+        if (x->opts.uniform && own->bytes)
+            memcpy(s->acc.p, own->data, own->bytes);
+        else if (!x->opts.uniform)
+            record_write(s->acc.p, own->data, own->bytes);
+    }
+    for (int d = 0; d < 3; d++)
+        if (x->kdim[d] > 0) CHECK(teamshift_phase(x, s, d, own->bytes));
+    if (x->opts.deliver_all) CHECK(broadcast_acc(x, s, (size_t)out->count * own->bytes));
+    exchange_note_buffers(x, in_use(s));
+    if (!x->delivers) return SB_OK;
+    if (x->opts.uniform) {
+        slots_index_uniform(out, s->acc.p, own->bytes);
+        return SB_OK;
+    }
+    struct sb_msg why;
+    if (slots_index_records(out, s->acc.p, s->acc.len, &why) != SB_OK) {
+        log_rank_error("teamshift: the slots are malformed: %s", why.text);
+        return SB_EVERIFY;
+    }
+    return SB_OK;
+}
+
+static void teamshift_destroy(struct exchange *x)
+{
+    struct teamshift *s = x->state;
+    if (!s) return;
+    free(s->acc.p);
+    free(s->mine.p);
+    free(s->gathered.p);
+    free(s->next.p);
+    free(s->counts);
+    free(s->displs);
+    free(s);
+}
+
+const exchange_ops teamshift_ops = {
+    .name = "teamshift",
+    .summary = "Team Shift (Driscoll et al. 2013, seed 000 sec. 2.3): c ranks per box; "
+               "broadcast, skew, shift by c boxes, gather, per dimension",
+    .teams = true,
+    .setup = teamshift_setup,
+    .run = teamshift_run,
+    .destroy = teamshift_destroy,
+};
