@@ -51,7 +51,7 @@ CC      := mpicc
 PKGS    := hdf5-openmpi inih libcjson
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
-OPT     := -O2 -g
+OPT     := -O3 -g
 CFLAGS  = $(CSTD) $(WARN) $(OPT) $(SAN) $(shell pkg-config --cflags $(PKGS))
 LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lm
 ifeq ($(ASAN),1)
@@ -77,7 +77,7 @@ NVFLAGS  = -std=c++17 -O2 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-Werror
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
 # ---- sources ------------------------------------------------------------------
-SRC := $(wildcard src/*.c) $(wildcard comm/*.c)
+SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard comm/*.c)
 ifneq ($(NVCC),)
 GPU_SRC  := gpu/device_cuda.cu
 GPU_OBJ  := $(BUILD)/obj/gpu/device_cuda.o
@@ -123,7 +123,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	mpirun --oversubscribe -np $(NP) $(BIN) exchange -c configs/default.ini --out results/run
+	mpirun --oversubscribe -np $(NP) $(BIN) md -c configs/md-lj.ini --out results/run
 
 check: deps
 	@$(MAKE) --no-print-directory tests

@@ -15,6 +15,10 @@
 struct direct {
     MPI_Comm graph;
     int nedges;
+    int (*edge_offset)[3];       /* the slot offset of each edge */
+    struct trim_choice *choices; /* with trimming: what each edge carries */
+    unsigned char *send;         /* with trimming: every edge's part */
+    size_t send_cap;
     int *send_counts, *send_displs, *recv_counts, *recv_displs;
     unsigned char *buf; /* the slots */
     size_t cap;
@@ -47,6 +51,10 @@ static int direct_setup(struct exchange *x)
     int *sources = sb_malloc((size_t)(n + 1) * sizeof *sources, "graph sources");
     int *destinations = sb_malloc((size_t)(n + 1) * sizeof *destinations, "graph destinations");
     s->nedges = direct_partners(t->dims, t->coords, x->kdim, sources, destinations);
+    s->edge_offset = sb_malloc((size_t)(n + 1) * sizeof *s->edge_offset, "edge offsets");
+    for (int i = 0, e = 0; i < shape.count; i++)
+        if (i != slot_centre(&shape)) slot_offset(&shape, i, s->edge_offset[e++]);
+    if (x->opts.trim) s->choices = sb_calloc((size_t)(n + 1), sizeof *s->choices, "trim choices");
     slots_free(&shape);
     /* Open MPI's MPI_UNWEIGHTED is the sentinel (int *) 2, which GCC takes
      * for a pointer to zero bytes that the call would read. */
@@ -92,6 +100,39 @@ static bool place_slots(struct direct *s, struct slots *out, size_t own_bytes)
     return true;
 }
 
+/* With trimming, edge e carries the items its receiver needs along each
+ * axis, seen from slot edge_offset[e]; the parts lie one after another in
+ * s->send. */
+static int trim_per_edge(struct exchange *x, struct direct *s, const struct payload *own)
+{
+    const struct exchange_trim *t = x->opts.trim;
+    size_t items = own->bytes / t->item, at = 0;
+    for (int e = 0; e < s->nedges; e++) {
+        if (at + own->bytes > s->send_cap || !s->send) {
+            s->send_cap = (at + own->bytes) * 3 / 2 + 64;
+            s->send = sb_realloc(s->send, s->send_cap, "direct's trimmed payloads");
+        }
+        struct trim_need need[3];
+        for (int a = 0; a < 3; a++)
+            need[a] = trim_need_one(s->edge_offset[e][a]);
+        size_t kept;
+        struct sb_msg m;
+        if (trim_items(t, &s->choices[e], x->reselect, own->data, items, need, s->send + at, &kept,
+                       &m) != SB_OK) {
+            log_rank_error("direct: %s", m.text);
+            return SB_EVERIFY;
+        }
+        if (at > INT_MAX || kept * t->item > INT_MAX) {
+            log_rank_error("direct: the trimmed payloads exceed MPI's int counts");
+            return SB_ERUNTIME;
+        }
+        s->send_counts[e] = (int)(kept * t->item);
+        s->send_displs[e] = (int)at;
+        at += kept * t->item;
+    }
+    return SB_OK;
+}
+
 static int direct_run(struct exchange *x, const struct payload *own, struct slots *out)
 {
     struct direct *s = x->state;
@@ -104,11 +145,12 @@ static int direct_run(struct exchange *x, const struct payload *own, struct slot
         s->send_counts[e] = mine;
         s->send_displs[e] = 0; /* every partner gets the same payload */
     }
+    if (x->opts.trim) CHECK(trim_per_edge(x, s, own));
     if (x->opts.uniform) {
         for (int e = 0; e < s->nedges; e++)
             s->recv_counts[e] = mine;
     } else {
-        /* One element per neighbour: send_counts holds this size for each. */
+        /* One element per neighbour: send_counts holds each one's size. */
         CHECK_MPI(MPI_Neighbor_alltoall(s->send_counts, 1, MPI_INT, s->recv_counts, 1, MPI_INT,
                                         s->graph));
         x->last.messages += s->nedges;
@@ -119,13 +161,15 @@ static int direct_run(struct exchange *x, const struct payload *own, struct slot
         return SB_ERUNTIME;
     }
     static const unsigned char nothing;
-    const void *send = own->bytes ? own->data : &nothing;
+    const void *send = x->opts.trim ? s->send : own->bytes ? own->data : &nothing;
+    if (!send) send = &nothing;
     CHECK_MPI(MPI_Neighbor_alltoallv(send, s->send_counts, s->send_displs, MPI_BYTE, s->buf,
                                      s->recv_counts, s->recv_displs, MPI_BYTE, s->graph));
     int centre = slot_centre(out);
     if (own->bytes) memcpy(s->buf + out->offset[centre], own->data, own->bytes);
     x->last.messages += s->nedges;
-    x->last.bytes += (long long)s->nedges * (long long)own->bytes;
+    for (int e = 0; e < s->nedges; e++)
+        x->last.bytes += s->send_counts[e];
     exchange_note_buffers(x, out->offset[out->count - 1] + out->size[out->count - 1]);
     return SB_OK;
 }
@@ -135,6 +179,11 @@ static void direct_destroy(struct exchange *x)
     struct direct *s = x->state;
     if (!s) return;
     if (s->graph != MPI_COMM_NULL) MPI_Comm_free(&s->graph);
+    free(s->edge_offset);
+    for (int e = 0; s->choices && e < s->nedges; e++)
+        trim_choice_free(&s->choices[e]);
+    free(s->choices);
+    free(s->send);
     free(s->send_counts);
     free(s->send_displs);
     free(s->recv_counts);

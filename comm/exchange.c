@@ -34,10 +34,16 @@ int exchange_create(struct exchange *x, const char *name, const struct topology 
     }
     if (o->k < 1 || o->k > EXCHANGE_MAX_K || o->phases == 0 || o->phases > 7)
         return sb_fail(m, SB_EUSAGE, "exchange: k = %d or phases %u out of range", o->k, o->phases);
+    if (o->trim && (o->uniform || o->trim->item < 3 * sizeof(double) || o->trim->item % 8))
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange: trimming needs varied payloads of items of whole doubles "
+                       "starting with a position (item %zu bytes)",
+                       o->trim->item);
     x->topo = t;
     x->opts = *o;
     for (int d = 0; d < 3; d++)
         x->kdim[d] = (o->phases & (1u << d)) ? o->k : 0;
+    x->reselect = true;
     x->idle = !x->ops->teams && t->leaders == MPI_COMM_NULL;
     x->delivers = !x->idle;
     if (x->idle) return SB_OK;

@@ -13,6 +13,7 @@
 #define SB_EXCHANGE_H
 
 #include "slots.h"
+#include "trim.h"
 #include "../src/decomp.h"
 
 #include <stdbool.h>
@@ -26,6 +27,8 @@ struct exchange_opts {
     unsigned phases;  /* PHASE_X | PHASE_Y | PHASE_Z: the dimensions exchanged */
     bool uniform;     /* every box sends as many bytes as this one (sizes need not travel) */
     bool deliver_all; /* teams: every member receives the slots, not only the leader */
+    /* Trim payloads in transit (trim.h); NULL: whole payloads.  Needs uniform = false. */
+    const struct exchange_trim *trim;
 };
 
 struct payload {
@@ -56,9 +59,11 @@ struct exchange {
     const exchange_ops *ops;
     const struct topology *topo;
     struct exchange_opts opts;
-    int kdim[3];                   /* k in the exchanged dimensions, 0 in the others */
-    bool idle;                     /* a leaders-only module on a rank that leads no team */
-    bool delivers;                 /* this rank holds slots after run() */
+    int kdim[3];   /* k in the exchanged dimensions, 0 in the others */
+    bool idle;     /* a leaders-only module on a rank that leads no team */
+    bool reselect; /* trimming: choose the items anew in the next run (the caller sets it at
+                      rebuild steps); otherwise the last choice is replayed */
+    bool delivers; /* this rank holds slots after run() */
     struct exchange_counters last; /* of the latest run */
     void *state;                   /* the module's own */
 };

@@ -22,15 +22,19 @@ struct hop {
 static int send_block(struct exchange *x, struct shift_flow *f, const struct hop *h,
                       size_t received, size_t len)
 {
-    if (len > INT_MAX) {
-        log_rank_error("a Shift message of %zu bytes exceeds MPI's int count", len);
+    const unsigned char *block;
+    size_t n;
+    CHECK(flow_trim(f, x, h->d, h->dir, h->number, 0, flow_send_from(f, h->dir, received, len), len,
+                    &block, &n));
+    if (n > INT_MAX) {
+        log_rank_error("a Shift message of %zu bytes exceeds MPI's int count", n);
         return SB_ERUNTIME;
     }
     int to = h->dir > 0 ? f->right[h->d] : f->left[h->d];
-    CHECK_MPI(MPI_Ssend(flow_send_from(f, h->dir, received, len), (int)len, MPI_BYTE, to,
-                        shift_tag(h->d, h->dir, h->number), x->topo->leaders));
+    CHECK_MPI(MPI_Ssend(block, (int)n, MPI_BYTE, to, shift_tag(h->d, h->dir, h->number),
+                        x->topo->leaders));
     x->last.messages++;
-    x->last.bytes += (long long)len;
+    x->last.bytes += (long long)n;
     return SB_OK;
 }
 
@@ -64,11 +68,7 @@ static int shift_hop(struct exchange *x, struct shift_flow *f, const struct hop 
                      size_t *recv_len)
 {
     int d = h->d;
-    if (f->ring[d] == 1) {
-        flow_copy_block(f, h->dir, send_len);
-        *recv_len = send_len;
-        return SB_OK;
-    }
+    if (f->ring[d] == 1) return flow_copy_block(f, x, d, h->dir, h->number, send_len, recv_len);
     if (ring_sends_first(f->coord[d], f->ring[d], h->dir)) {
         CHECK(send_block(x, f, h, 0, send_len));
         return receive_block(x, f, h, send_len, recv_len);
@@ -80,6 +80,7 @@ static int shift_hop(struct exchange *x, struct shift_flow *f, const struct hop 
 static int shift_phase(struct exchange *x, struct shift_flow *f, int d)
 {
     size_t gathered = span_len(&f->buf);
+    flow_phase_begin(f, x, d);
     for (int dir = +1; dir >= -1; dir -= 2) {
         size_t block = gathered; /* hop 1 sends the box's own block */
         for (int n = 1; n <= x->kdim[d]; n++) {
@@ -93,7 +94,7 @@ static int shift_phase(struct exchange *x, struct shift_flow *f, int d)
 static int shift_setup(struct exchange *x)
 {
     struct shift_flow *f = sb_malloc(sizeof *f, "the Shift's state");
-    flow_setup(f, x->topo);
+    flow_setup(f, x);
     x->state = f;
     return SB_OK;
 }

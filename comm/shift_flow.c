@@ -1,10 +1,12 @@
 #include "shift_flow.h"
 #include "../src/log.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void flow_setup(struct shift_flow *f, const struct topology *t)
+void flow_setup(struct shift_flow *f, const struct exchange *x)
 {
+    const struct topology *t = x->topo;
     memset(f, 0, sizeof *f);
     for (int d = 0; d < 3; d++) {
         int step[3] = {0, 0, 0};
@@ -15,6 +17,42 @@ void flow_setup(struct shift_flow *f, const struct topology *t)
         f->ring[d] = t->dims[d];
         f->coord[d] = t->coords[d];
     }
+    if (x->opts.trim)
+        f->choices = sb_calloc(3 * 2 * (EXCHANGE_MAX_K + 1), sizeof *f->choices, "trim choices");
+}
+
+void flow_phase_begin(struct shift_flow *f, const struct exchange *x, int d)
+{
+    f->block_records = 1;
+    for (int a = 0; a < d; a++)
+        f->block_records *= 2 * x->kdim[a] + 1;
+}
+
+int flow_trim(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, int stage,
+              const unsigned char *block, size_t len, const unsigned char **out, size_t *out_len)
+{
+    *out = block;
+    *out_len = len;
+    if (!x->opts.trim) return SB_OK;
+    /* Moving right, the block reaches boxes that see its source at -hop,
+     * -hop-1, ..., -k; moving left, at hop, ..., k. */
+    struct trim_need need[3] = {trim_need_all(), trim_need_all(), trim_need_all()};
+    need[d] = dir > 0 ? trim_need_of(-x->kdim[d], 1, -hop) : trim_need_of(hop, 1, x->kdim[d]);
+    if (f->stage_cap[stage] < len || !f->stage[stage]) {
+        free(f->stage[stage]);
+        f->stage_cap[stage] = len + len / 4 + 64;
+        f->stage[stage] = sb_malloc(f->stage_cap[stage], "a trimmed block");
+    }
+    struct trim_choice *choice = &f->choices[(d * 2 + (dir > 0)) * (EXCHANGE_MAX_K + 1) + hop];
+    struct sb_msg m;
+    int rc = trim_records(x->opts.trim, choice, x->reselect, block, len, f->block_records, need,
+                          f->stage[stage], out_len, &m);
+    if (rc != SB_OK) {
+        log_rank_error("%s: %s", x->ops->name, m.text);
+        return rc;
+    }
+    *out = f->stage[stage];
+    return SB_OK;
 }
 
 void flow_begin(struct shift_flow *f, const struct exchange *x, const struct payload *own,
@@ -61,12 +99,19 @@ void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsign
     f->appended += after;
 }
 
-void flow_copy_block(struct shift_flow *f, int dir, size_t len)
+int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
+                    size_t *copied)
 {
-    unsigned char *to = flow_receive_at(f, dir, len, NULL);
-    /* The block to copy is now the one next to it, on the far side. */
-    const unsigned char *from = dir > 0 ? to + len : to - len;
-    memcpy(to, from, len);
+    const unsigned char *block;
+    CHECK(flow_trim(f, x, d, dir, hop, 0, flow_send_from(f, dir, 0, len), len, &block, copied));
+    if (block != f->stage[0] || !x->opts.trim) {
+        /* untrimmed: the block to copy is next to where it goes, on the far side */
+        unsigned char *to = flow_receive_at(f, dir, len, NULL);
+        memcpy(to, dir > 0 ? to + len : to - len, len);
+        return SB_OK;
+    }
+    memcpy(flow_receive_at(f, dir, *copied, NULL), block, *copied);
+    return SB_OK;
 }
 
 int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, struct slots *out)
@@ -96,4 +141,9 @@ int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, stru
 void flow_free(struct shift_flow *f)
 {
     span_free(&f->buf);
+    for (int i = 0; f->choices && i < 3 * 2 * (EXCHANGE_MAX_K + 1); i++)
+        trim_choice_free(&f->choices[i]);
+    free(f->choices);
+    free(f->stage[0]);
+    free(f->stage[1]);
 }

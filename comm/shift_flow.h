@@ -26,6 +26,11 @@ struct shift_flow {
     int coord[3];                   /* this box's place in each ring */
     size_t prepended, appended;     /* bytes added at each end in this exchange */
     size_t hint_before, hint_after; /* most ever added at each end: room to keep */
+    /* Trimming (trim.h): what each hop keeps, and where trimmed blocks wait. */
+    struct trim_choice *choices; /* [3][2][EXCHANGE_MAX_K + 1] */
+    int block_records;           /* records in the block the current phase forwards */
+    unsigned char *stage[2];     /* one per direction */
+    size_t stage_cap[2];
 };
 
 /* dir: +1 moves data to the right neighbour (it arrives from the left, in
@@ -35,7 +40,16 @@ static inline int shift_tag(int d, int dir, int hop)
     return 1 + (d * 2 + (dir > 0)) * (EXCHANGE_MAX_K + 1) + hop;
 }
 
-void flow_setup(struct shift_flow *f, const struct topology *t);
+void flow_setup(struct shift_flow *f, const struct exchange *x);
+
+/* Called as phase d starts: the block it forwards is what was gathered. */
+void flow_phase_begin(struct shift_flow *f, const struct exchange *x, int d);
+
+/* With trimming: the part of `block` (len bytes) that the receivers still
+ * to come in hop `hop` of direction dir need, in stage[stage]; *out and
+ * *out_len describe it.  Without trimming the block itself. */
+int flow_trim(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, int stage,
+              const unsigned char *block, size_t len, const unsigned char **out, size_t *out_len);
 
 /* Empties the buffer and puts the own payload in it, with room for the slots
  * to come (exact for uniform payloads, the most seen so far otherwise). */
@@ -60,9 +74,11 @@ static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir,
     return dir > 0 ? f->buf.base + f->buf.front + behind : f->buf.base + f->buf.back - behind - len;
 }
 
-/* A ring of one is its own neighbour on both sides: the block arrives from
- * itself, as the next periodic image. */
-void flow_copy_block(struct shift_flow *f, int dir, size_t len);
+/* A ring of one is its own neighbour on both sides: the block of `len`
+ * bytes arrives from itself, as the next periodic image (trimmed like a
+ * message); *copied receives the bytes that arrived. */
+int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
+                    size_t *copied);
 
 /* Points `out` at the gathered slots.  SB_EVERIFY when they are malformed. */
 int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, struct slots *out);

@@ -32,28 +32,36 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
                      size_t *to_left)
 {
     if (f->ring[d] == 1) {
-        flow_copy_block(f, +1, *to_right);
-        flow_copy_block(f, -1, *to_left);
+        size_t from_left = 0, from_right = 0;
+        CHECK(flow_copy_block(f, x, d, +1, n, *to_right, &from_left));
+        CHECK(flow_copy_block(f, x, d, -1, n, *to_left, &from_right));
+        *to_right = from_left;
+        *to_left = from_right;
         return SB_OK;
     }
-    if (*to_right > INT_MAX || *to_left > INT_MAX) {
+    const unsigned char *right_block, *left_block;
+    size_t right_len, left_len;
+    CHECK(flow_trim(f, x, d, +1, n, 0, flow_send_from(f, +1, 0, *to_right), *to_right, &right_block,
+                    &right_len));
+    CHECK(flow_trim(f, x, d, -1, n, 1, flow_send_from(f, -1, 0, *to_left), *to_left, &left_block,
+                    &left_len));
+    if (right_len > INT_MAX || left_len > INT_MAX) {
         log_rank_error("a Shift message of %zu bytes exceeds MPI's int count",
-                       *to_right > *to_left ? *to_right : *to_left);
+                       right_len > left_len ? right_len : left_len);
         return SB_ERUNTIME;
     }
     MPI_Comm comm = x->topo->leaders;
     int right_tag = shift_tag(d, +1, n), left_tag = shift_tag(d, -1, n);
     MPI_Request req[4];
-    CHECK_MPI(MPI_Isend(flow_send_from(f, +1, 0, *to_right), (int)*to_right, MPI_BYTE, f->right[d],
-                        right_tag, comm, &req[0]));
-    CHECK_MPI(MPI_Isend(flow_send_from(f, -1, 0, *to_left), (int)*to_left, MPI_BYTE, f->left[d],
-                        left_tag, comm, &req[1]));
+    CHECK_MPI(
+        MPI_Isend(right_block, (int)right_len, MPI_BYTE, f->right[d], right_tag, comm, &req[0]));
+    CHECK_MPI(MPI_Isend(left_block, (int)left_len, MPI_BYTE, f->left[d], left_tag, comm, &req[1]));
     x->last.messages += 2;
-    x->last.bytes += (long long)(*to_right + *to_left);
+    x->last.bytes += (long long)(right_len + left_len);
 
-    size_t from_left, from_right;
-    CHECK(incoming(x, f->left[d], right_tag, *to_right, &from_left));
-    CHECK(incoming(x, f->right[d], left_tag, *to_left, &from_right));
+    size_t from_left = 0, from_right = 0;
+    CHECK(incoming(x, f->left[d], right_tag, right_len, &from_left));
+    CHECK(incoming(x, f->right[d], left_tag, left_len, &from_right));
     unsigned char *left_at, *right_at, *old;
     /* The sends may still read the old buffer if the span must grow. */
     flow_receive_both(f, from_left, from_right, &left_at, &right_at, &old);
@@ -80,7 +88,7 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
 static int isend_setup(struct exchange *x)
 {
     struct shift_flow *f = sb_malloc(sizeof *f, "shift-isend's state");
-    flow_setup(f, x->topo);
+    flow_setup(f, x);
     x->state = f;
     return SB_OK;
 }
@@ -90,6 +98,7 @@ static int isend_run(struct exchange *x, const struct payload *own, struct slots
     struct shift_flow *f = x->state;
     flow_begin(f, x, own, out);
     for (int d = 0; d < 3; d++) {
+        flow_phase_begin(f, x, d);
         size_t to_right = span_len(&f->buf), to_left = to_right; /* the gathered block */
         for (int n = 1; n <= x->kdim[d]; n++)
             CHECK(isend_hop(x, f, d, n, &to_right, &to_left));

@@ -70,11 +70,40 @@ struct teamshift {
     struct bytes next;     /* leader: those blocks laid out by offset */
     int acc_slots;         /* slots in acc */
     int *counts, *displs;  /* leader: the gather's layout */
+    /* Trimming (trim.h): what each skew or step carries, and each block
+     * keeps before the gather, per dimension. */
+    struct trim_choice *send_choice, *gather_choice; /* [3][TEAM_STEPS] */
+    struct bytes stage;                              /* a trimmed block in flight */
+    struct bytes exact;                              /* this member's blocks, trimmed */
 };
+
+#define TEAM_STEPS (2 * EXCHANGE_MAX_K + 2)
+
+/* With trimming: appends to `into` the items of a block of acc_slots
+ * records that `need` keeps along axis d. */
+static int trim_block(struct exchange *x, struct teamshift *s, int d, struct trim_need need,
+                      struct trim_choice *choice, const unsigned char *block, size_t len,
+                      struct bytes *into)
+{
+    struct trim_need needs[3] = {trim_need_all(), trim_need_all(), trim_need_all()};
+    needs[d] = need;
+    unsigned char *old;
+    unsigned char *at = bytes_extend(into, len, &old);
+    free(old);
+    size_t written;
+    struct sb_msg m;
+    if (trim_records(x->opts.trim, choice, x->reselect, block, len, s->acc_slots, needs, at,
+                     &written, &m) != SB_OK) {
+        log_rank_error("teamshift: %s", m.text);
+        return SB_EVERIFY;
+    }
+    into->len -= len - written;
+    return SB_OK;
+}
 
 static size_t in_use(const struct teamshift *s)
 {
-    return s->acc.len + s->mine.len + s->gathered.len + s->next.len;
+    return s->acc.len + s->mine.len + s->gathered.len + s->next.len + s->stage.len + s->exact.len;
 }
 
 static int count_of(size_t n, int *out)
@@ -111,7 +140,8 @@ static int broadcast_acc(struct exchange *x, struct teamshift *s, size_t uniform
  * to the team `step` boxes back along dimension d and appends the block
  * from the team `step` boxes ahead to mine. */
 static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, int tag,
-                      const unsigned char *src, size_t len)
+                      const unsigned char *src, size_t len, struct trim_need need,
+                      struct trim_choice *choice)
 {
     const struct topology *t = x->topo;
     int ahead[3] = {0, 0, 0}, back[3] = {0, 0, 0};
@@ -120,6 +150,12 @@ static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, 
     int to = box_at(t->dims, t->coords, back).rank;
     int from = box_at(t->dims, t->coords, ahead).rank;
     if (!src) src = s->mine.p + s->mine.len - len;
+    if (x->opts.trim) { /* only what the holders still to come need */
+        s->stage.len = 0;
+        CHECK(trim_block(x, s, d, need, choice, src, len, &s->stage));
+        src = s->stage.p;
+        len = s->stage.len;
+    }
     int n;
     CHECK(count_of(len, &n));
     MPI_Request req;
@@ -156,11 +192,39 @@ static size_t records_length(const unsigned char *p, const unsigned char *end, i
 }
 
 /* The leader collects every member's blocks and lays them out by offset. */
-static int gather_blocks(struct exchange *x, struct teamshift *s, int k, size_t block_len)
+/* With trimming: each of this member's blocks cut down to what its own
+ * offset needs, so that the leader's slots are exactly what every module
+ * delivers. */
+static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k,
+                           struct bytes **out)
+{
+    const struct topology *t = x->topo;
+    int c = t->team_size, i = t->member;
+    *out = &s->mine;
+    if (!x->opts.trim) return SB_OK;
+    s->exact.len = 0;
+    const unsigned char *at = s->mine.p, *end = s->mine.p + s->mine.len;
+    for (int b = 0; b < teamshift_blocks(k, c, i); b++) {
+        size_t len = records_length(at, end, s->acc_slots);
+        if (len == 0 && s->acc_slots > 0) {
+            log_rank_error("teamshift: block %d of member %d is malformed", b, i);
+            return SB_EVERIFY;
+        }
+        CHECK(trim_block(x, s, d, trim_need_one(-k + i + b * c),
+                         &s->gather_choice[d * TEAM_STEPS + b], at, len, &s->exact));
+        at += len;
+    }
+    *out = &s->exact;
+    return SB_OK;
+}
+
+static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, size_t block_len)
 {
     const struct topology *t = x->topo;
     int c = t->team_size, mine;
-    CHECK(count_of(s->mine.len, &mine));
+    struct bytes *blocks;
+    CHECK(trim_for_gather(x, s, d, k, &blocks));
+    CHECK(count_of(blocks->len, &mine));
     if (x->opts.uniform) {
         for (int j = 0; j < c; j++)
             s->counts[j] = teamshift_blocks(k, c, j) * (int)block_len;
@@ -178,7 +242,7 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int k, size_t 
         bytes_empty(&s->gathered, total);
     }
     if (t->member == 0) s->gathered.len = total;
-    CHECK_MPI(MPI_Gatherv(s->mine.p, mine, MPI_BYTE, s->gathered.p, s->counts, s->displs, MPI_BYTE,
+    CHECK_MPI(MPI_Gatherv(blocks->p, mine, MPI_BYTE, s->gathered.p, s->counts, s->displs, MPI_BYTE,
                           0, t->team));
     exchange_note_buffers(x, in_use(s));
     if (t->member != 0) {
@@ -218,6 +282,7 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     CHECK(broadcast_acc(x, s, block_len));
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
+    int last = -k + i + (blocks - 1) * c; /* the farthest offset this member holds */
     int tag = 1 + d * (2 * EXCHANGE_MAX_K + 2);
     if (blocks > 0) {
         int skew = -k + i;
@@ -226,16 +291,19 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
             memcpy(bytes_extend(&s->mine, s->acc.len, &old), s->acc.p, s->acc.len);
             free(old);
         } else {
-            CHECK(pass_block(x, s, d, skew, tag, s->acc.p, s->acc.len));
+            CHECK(pass_block(x, s, d, skew, tag, s->acc.p, s->acc.len, trim_need_of(skew, c, last),
+                             &s->send_choice[d * TEAM_STEPS]));
         }
     }
     size_t newest = s->mine.len;
     for (int step = 1; step < blocks; step++) {
         size_t before = s->mine.len;
-        CHECK(pass_block(x, s, d, c, tag + step, NULL, newest));
+        CHECK(pass_block(x, s, d, c, tag + step, NULL, newest,
+                         trim_need_of(-k + i + step * c, c, last),
+                         &s->send_choice[d * TEAM_STEPS + step]));
         newest = s->mine.len - before;
     }
-    CHECK(gather_blocks(x, s, k, x->opts.uniform ? block_len : 0));
+    CHECK(gather_blocks(x, s, d, k, x->opts.uniform ? block_len : 0));
     s->acc_slots *= 2 * k + 1;
     return SB_OK;
 }
@@ -245,6 +313,10 @@ static int teamshift_setup(struct exchange *x)
     struct teamshift *s = sb_calloc(1, sizeof *s, "Team Shift's state");
     s->counts = sb_calloc((size_t)x->topo->team_size, sizeof *s->counts, "gather counts");
     s->displs = sb_calloc((size_t)x->topo->team_size, sizeof *s->displs, "gather displacements");
+    if (x->opts.trim) {
+        s->send_choice = sb_calloc(3 * TEAM_STEPS, sizeof *s->send_choice, "trim choices");
+        s->gather_choice = sb_calloc(3 * TEAM_STEPS, sizeof *s->gather_choice, "trim choices");
+    }
     x->state = s;
     x->delivers = x->topo->member == 0 || x->opts.deliver_all;
     return SB_OK;
@@ -290,6 +362,14 @@ static void teamshift_destroy(struct exchange *x)
     free(s->mine.p);
     free(s->gathered.p);
     free(s->next.p);
+    for (int i = 0; s->send_choice && i < 3 * TEAM_STEPS; i++) {
+        trim_choice_free(&s->send_choice[i]);
+        trim_choice_free(&s->gather_choice[i]);
+    }
+    free(s->send_choice);
+    free(s->gather_choice);
+    free(s->stage.p);
+    free(s->exact.p);
     free(s->counts);
     free(s->displs);
     free(s);

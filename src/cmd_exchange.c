@@ -92,9 +92,7 @@ struct grid {
 struct results {
     struct point *pts;
     int npoints, cap;
-    char *slot_hash_csv; /* rank 0, when exchange.slot_hashes is set */
-    size_t slot_hash_len;
-    FILE *slot_hash_file;
+    struct report_text hashes; /* rank 0: slot-hashes.csv, when exchange.slot_hashes is set */
 };
 
 static int phase_count(unsigned phases)
@@ -490,14 +488,14 @@ static int gather_hashes(const struct plan *p, const struct topology *t, struct 
         pt->digest = splitmix64((uint64_t)count);
         for (long i = 0; i < (long)t->nboxes * count; i++)
             pt->digest = hash_fold(pt->digest, all[i]);
-        for (int b = 0; r->slot_hash_file && b < t->nboxes; b++) {
+        for (int b = 0; r->hashes.f && b < t->nboxes; b++) {
             struct slots shape = *pt->slots;
             for (int s = 0; s < count; s++) {
                 int d[3];
                 slot_offset(&shape, s, d);
-                fprintf(r->slot_hash_file, "%s,%d,%dx%dx%d,%d,%lld,%s,%d,%d,%d,%d,%016llx\n",
-                        pt->module, pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k,
-                        pt->bytes, pt->varied ? "varied" : "uniform", b, d[0], d[1], d[2],
+                fprintf(r->hashes.f, "%s,%d,%dx%dx%d,%d,%lld,%s,%d,%d,%d,%d,%016llx\n", pt->module,
+                        pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k, pt->bytes,
+                        pt->varied ? "varied" : "uniform", b, d[0], d[1], d[2],
                         (unsigned long long)all[(long)b * count + s]);
             }
         }
@@ -686,25 +684,16 @@ static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct resul
     cJSON *list = cJSON_AddArrayToObject(root, "points");
     for (int i = 0; i < r->npoints; i++)
         cJSON_AddItemToArray(list, point_json(p, &r->pts[i]));
-    int rc = report_write_json(ctx->out_dir, "summary.json", root);
-    cJSON_Delete(root);
-    CHECK(rc);
+    CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return sb_sys_error("open_memstream", __FILE__, __LINE__);
-    csv_header(f);
+    struct report_text csv;
+    CHECK(report_text_open(&csv));
+    csv_header(csv.f);
     for (int i = 0; i < r->npoints; i++)
-        csv_row(f, p, ctx->nranks, &r->pts[i]);
-    fclose(f);
-    rc = report_write_text(ctx->out_dir, "exchange.csv", text, len);
-    free(text);
-    CHECK(rc);
-    if (!r->slot_hash_file) return SB_OK;
-    fclose(r->slot_hash_file);
-    r->slot_hash_file = NULL;
-    return report_write_text(ctx->out_dir, "slot-hashes.csv", r->slot_hash_csv, r->slot_hash_len);
+        csv_row(csv.f, p, ctx->nranks, &r->pts[i]);
+    CHECK(report_text_commit(&csv, ctx->out_dir, "exchange.csv"));
+    if (!r->hashes.f) return SB_OK;
+    return report_text_commit(&r->hashes, ctx->out_dir, "slot-hashes.csv");
 }
 
 /* One line per module, team size and grid: how many points passed. */
@@ -812,8 +801,8 @@ int cmd_exchange(struct run_ctx *ctx)
     }
     struct results r = {0};
     if (p.slot_hashes && ctx->out_dir && ctx->rank == 0) {
-        r.slot_hash_file = open_memstream(&r.slot_hash_csv, &r.slot_hash_len);
-        fprintf(r.slot_hash_file, "module,team_size,dims,k,bytes,payload,box,dx,dy,dz,hash\n");
+        CHECK(report_text_open(&r.hashes));
+        fprintf(r.hashes.f, "module,team_size,dims,k,bytes,payload,box,dx,dy,dz,hash\n");
     }
     long total = count_exchanges(&p, ctx->nranks);
     log_info("\nexchange: %d module(s), phases %s, %ld repetitions after %ld warm-up%s, %ld "
@@ -858,10 +847,9 @@ int cmd_exchange(struct run_ctx *ctx)
                      counts[1]);
         if (ctx->out_dir)
             log_info("results: %s/summary.json, %s/exchange.csv%s", ctx->out_dir, ctx->out_dir,
-                     r.slot_hash_csv ? ", slot-hashes.csv" : "");
+                     p.slot_hashes ? ", slot-hashes.csv" : "");
     }
-    if (r.slot_hash_file) fclose(r.slot_hash_file);
-    free(r.slot_hash_csv);
+    report_text_commit(&r.hashes, NULL, NULL); /* frees it if the run stopped early */
     free(r.pts);
     plan_free(&p);
     return rc == SB_OK ? exit_code : rc;

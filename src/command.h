@@ -26,5 +26,6 @@ struct command {
 };
 
 int cmd_exchange(struct run_ctx *ctx);
+int cmd_md(struct run_ctx *ctx);
 
 #endif

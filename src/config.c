@@ -314,6 +314,21 @@ static bool list_item(const char *text, int n, char *buf, size_t size)
     return true;
 }
 
+static bool parse_int3(const char *text, int out[3], long long min, long long max)
+{
+    const char *p = text;
+    for (int d = 0; d < 3; d++) {
+        long long v;
+        if (!parse_ll(&p, &v) || v < min || v > max) return false;
+        out[d] = (int)v;
+        if (d < 2) {
+            if (*p != ',') return false;
+            p++;
+        }
+    }
+    return *p == '\0';
+}
+
 static bool parse_dims(const char *text, int dims[3], long long max)
 {
     if (!strcasecmp(text, "auto")) {
@@ -400,6 +415,14 @@ int key_validate(const struct key_spec *k, const char *text, struct sb_msg *m)
                            "%s.%s = '%s': %lld is out of range; accepted: integers in "
                            "%lld..%lld as a list (10,100,1000) or ranges (1-10)",
                            k->section, k->name, text, bad_value, k->imin, k->imax);
+        return SB_OK;
+    }
+    case KEY_INT3: {
+        int three[3];
+        if (!parse_int3(v, three, k->imin, k->imax))
+            return sb_fail(m, SB_EUSAGE,
+                           "%s.%s = '%s': accepted: three integers a,b,c in %lld..%lld", k->section,
+                           k->name, text, k->imin, k->imax);
         return SB_OK;
     }
     case KEY_DIMS: {
@@ -558,6 +581,18 @@ int cfg_int_list(const struct config *c, const char *key, long long *out)
     return n < 0 ? 0 : n;
 }
 
+const char *cfg_raw(const struct config *c, const char *key)
+{
+    return c->value[getter_id(key, ~0u)];
+}
+
+void cfg_int3(const struct config *c, const char *key, int v[3])
+{
+    int id = getter_id(key, TYPE(KEY_INT3));
+    if (!parse_int3(c->value[id], v, config_keys[id].imin, config_keys[id].imax))
+        v[0] = v[1] = v[2] = 0;
+}
+
 bool cfg_all(const struct config *c, const char *key)
 {
     int id = getter_id(key, TYPE(KEY_INT_LIST) | TYPE(KEY_CHOICE_LIST) | TYPE(KEY_DIMS));
@@ -634,6 +669,9 @@ static const char *type_name(const struct key_spec *k, char *buf, size_t size)
         break;
     case KEY_DIMS:
         snprintf(buf, size, "auto | all | nx,ny,nz");
+        break;
+    case KEY_INT3:
+        snprintf(buf, size, "a,b,c in %lld..%lld", k->imin, k->imax);
         break;
     }
     return buf;

@@ -25,6 +25,7 @@ enum key_type {
     KEY_CHOICE_LIST, /* one or more of choices "a|b|c", comma-separated; "all": every one */
     KEY_DIMS,        /* "auto", "all" (every grid) or three integers nx,ny,nz >= 0 (0: chosen
                         by MPI) */
+    KEY_INT3,        /* three integers a,b,c, each in [imin, imax] */
 };
 
 struct key_spec {
@@ -85,6 +86,10 @@ const char *cfg_text(const struct config *c, const char *key);
 int cfg_int_list(const struct config *c, const char *key, long long *out);
 /* KEY_DIMS: fills dims[3] (0 where MPI chooses; all -1 for "all"). */
 void cfg_dims(const struct config *c, const char *key, int dims[3]);
+/* The text of any key as it was set (for messages). */
+const char *cfg_raw(const struct config *c, const char *key);
+/* KEY_INT3: fills v[3]. */
+void cfg_int3(const struct config *c, const char *key, int v[3]);
 /* True when a KEY_INT_LIST, KEY_CHOICE_LIST or KEY_DIMS key says "all". */
 bool cfg_all(const struct config *c, const char *key);
 /* KEY_CHOICE_LIST: the n-th item (0-based) of the list, with "all"

@@ -9,7 +9,7 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run", "decomp", "exchange", "stats", NULL};
+const char *const config_sections[] = {"run", "decomp", "exchange", "md", "stats", NULL};
 
 const struct key_spec config_keys[] = {
     /* [run] ------------------------------------------------------------- */
@@ -60,6 +60,35 @@ const struct key_spec config_keys[] = {
     {"exchange", "inject_into", KEY_CHOICE, "slots", NO_INT, NO_REAL, "slots|hashes",
      "slots: before the byte check (which must catch it); hashes: after it, before the last "
      "exchange's slots are hashed (the comparison across modules must catch it)"},
+
+    /* [md] -------------------------------------------------------------- */
+    {"md", "cells", KEY_INT3, "20,20,20", 1, 4096, NO_REAL, NULL,
+     "FCC unit cells nx,ny,nz of the global box (4 atoms each); 20,20,20 is 32 000 atoms"},
+    {"md", "density", KEY_REAL, "0.8442", NO_INT, 1e-3, 10.0, NULL,
+     "number density in reduced units (the LJ benchmark of miniMD and LAMMPS)"},
+    {"md", "temperature", KEY_REAL, "1.44", NO_INT, 0.0, 1e3, NULL,
+     "initial temperature in reduced units"},
+    {"md", "cutoff", KEY_REAL, "2.5", NO_INT, 0.5, 100.0, NULL, "Lennard-Jones cut-off"},
+    {"md", "skin", KEY_REAL, "0.3", NO_INT, 0.0, 10.0, NULL,
+     "neighbour-list skin: lists and ghosts reach cut-off + skin"},
+    {"md", "dt", KEY_REAL, "0.005", NO_INT, 1e-6, 0.1, NULL, "time step (velocity Verlet)"},
+    {"md", "steps", KEY_INT, "100", 0, 100000000, NO_REAL, NULL, "time steps to run"},
+    {"md", "reneighbor", KEY_INT, "20", 1, 1000000, NO_REAL, NULL,
+     "rebuild neighbour lists (and migrate, and choose ghosts anew) every N steps, or sooner "
+     "when a particle moved half the skin"},
+    {"md", "thermo", KEY_INT, "10", 0, 100000000, NO_REAL, NULL,
+     "print thermodynamics every N steps (0: first and last only)"},
+    {"md", "k", KEY_INT, "0", 0, 64, NO_REAL, NULL,
+     "layers of neighbour boxes; 0: ceil((cut-off + skin) / smallest box edge); a smaller "
+     "value is refused"},
+    {"md", "ghost_filter", KEY_CHOICE, "slab", NO_INT, NO_REAL, "slab|none",
+     "slab: each hop carries only the particles within cut-off + skin of the boxes that still "
+     "need them; none: whole boxes (seed 000's payload)"},
+    {"md", "drift_bound", KEY_REAL, "1e-4", NO_INT, 0.0, 1e6, NULL,
+     "largest |(E_end - E_0) / E_0| of the total energy that passes (exit 1 above it)"},
+    {"md", "inject_jump", KEY_INT, "-1", -1, 4611686018427387903LL, NO_REAL, NULL,
+     "-1: off; ID: give particle ID a velocity that carries it 2.5 boxes in one step (the run "
+     "must stop with exit 3 naming it)"},
 
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,

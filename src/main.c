@@ -16,11 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const md_sections[] = {"run", "decomp", "exchange", "md", NULL};
 static const char *const exchange_sections[] = {"run", "decomp", "exchange", "stats", NULL};
 
 static const struct command commands[] = {
+    {"md",
+     "the proxy MD workload: Lennard-Jones particles whose ghosts travel through an exchange "
+     "module (the miniMD / LAMMPS LJ benchmark)",
+     md_sections, cmd_md},
     {"exchange",
-     "sweep k and payload size through an exchange module; time, verify every byte, report "
+     "sweep modules, grids, team sizes, k and payloads; time, verify every byte, report "
      "statistics",
      exchange_sections, cmd_exchange},
 };
@@ -181,7 +186,8 @@ static int run(int argc, char **argv)
     }
     if (a.help || !cmd) {
         print_help(cmd);
-        if (!cmd && !a.help) log_error("no command given; accepted: exchange (shiftbox --help)");
+        if (!cmd && !a.help)
+            log_error("no command given; accepted: md, exchange (shiftbox --help)");
         return a.help ? SB_OK : SB_EUSAGE;
     }
 

@@ -76,6 +76,32 @@ int report_write_json(const char *dir, const char *name, const cJSON *root)
     return rc;
 }
 
+int report_finish_json(const char *dir, const char *name, cJSON *root)
+{
+    int rc = report_write_json(dir, name, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int report_text_open(struct report_text *t)
+{
+    t->text = NULL;
+    t->len = 0;
+    t->f = open_memstream(&t->text, &t->len);
+    return t->f ? SB_OK : sb_sys_error("open_memstream", __FILE__, __LINE__);
+}
+
+int report_text_commit(struct report_text *t, const char *dir, const char *name)
+{
+    int rc = SB_OK;
+    if (t->f && fclose(t->f) != 0) rc = sb_sys_error("a report in memory", __FILE__, __LINE__);
+    t->f = NULL;
+    if (rc == SB_OK && dir) rc = report_write_text(dir, name, t->text, t->len);
+    free(t->text);
+    t->text = NULL;
+    return rc;
+}
+
 static cJSON *typed_value(const struct key_spec *k, const struct config *c, const char *key)
 {
     switch (k->type) {
@@ -104,6 +130,11 @@ static cJSON *typed_value(const struct key_spec *k, const struct config *c, cons
             cJSON_AddItemToArray(list, cJSON_CreateNumber((double)items[i]));
         free(items);
         return list;
+    }
+    case KEY_INT3: {
+        int three[3];
+        cfg_int3(c, key, three);
+        return cJSON_CreateIntArray(three, 3);
     }
     case KEY_DIMS: {
         if (cfg_all(c, key)) return cJSON_CreateString("all");

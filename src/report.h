@@ -20,6 +20,18 @@ int report_prepare_dir(const char *dir, struct sb_msg *m);
 /* Writes text to DIR/NAME atomically.  SB_ERUNTIME on I/O failure. */
 int report_write_text(const char *dir, const char *name, const char *text, size_t len);
 int report_write_json(const char *dir, const char *name, const cJSON *root);
+/* Writes root to DIR/NAME and frees it. */
+int report_finish_json(const char *dir, const char *name, cJSON *root);
+
+/* A text file built in memory (fprintf to .f), then written atomically. */
+struct report_text {
+    char *text;
+    size_t len;
+    FILE *f;
+};
+int report_text_open(struct report_text *t);
+/* Writes DIR/NAME and frees the text (also when dir is NULL: then it only frees). */
+int report_text_commit(struct report_text *t, const char *dir, const char *name);
 
 /* The configuration of the given sections as typed JSON. */
 cJSON *report_config(const struct config *c, const char *const *sections);

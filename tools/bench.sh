@@ -9,9 +9,16 @@
 # 2. The modules against the Shift: every module on the same boxes, points
 #    taking turns, k = 1..3, 100 B and 10 kB; prints each median over the
 #    Shift's.
+# 3. The MD proxy, 32 000 atoms, 100 steps (configs/md-lj.ini) on 1 and 2
+#    ranks: atom-steps/s, the median of RUNS runs (this VM's speed drifts by
+#    10-20 % between runs) with their range, over miniMD's reference build on
+#    the same problem (half lists, reneighbouring every 20, -O3), which
+#    measured 2.40 M atom-steps/s on one core of this kind of machine.
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+: "${RUNS:=5}"
+MINIMD_REFERENCE=2.40e6
 : "${SHIFTBOX:=build/shiftbox}"
 : "${NP:=2}"
 if [[ $(id -u) -eq 0 ]]; then
@@ -34,3 +41,23 @@ mpirun -np "$NP" "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1-3 \
     --out "$out" >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
 grep -E '^verified' "$out.log"
 /usr/bin/python3 tools/compare_modules.py "$out"
+
+echo
+echo "== bench 3: MD proxy, 32 000 atoms, 100 steps, $RUNS runs per rank count"
+for np in 1 2; do
+    for run in $(seq "$RUNS"); do
+        mpirun -np "$np" "$SHIFTBOX" md -c configs/md-lj.ini --out "results/bench/md-$np-$run" \
+            >"results/bench/md-$np-$run.log" 2>&1 || { cat "results/bench/md-$np-$run.log"; exit 1; }
+    done
+done
+/usr/bin/python3 - "$RUNS" "$MINIMD_REFERENCE" <<'PYEOF'
+import json, statistics, sys
+runs, reference = int(sys.argv[1]), float(sys.argv[2])
+for np in (1, 2):
+    rates = [json.load(open(f"results/bench/md-{np}-{r}/summary.json"))["md"]["atom_steps_per_second"]
+             for r in range(1, runs + 1)]
+    median = statistics.median(rates)
+    print(f"{np} rank(s): {median / 1e6:.3f} M atom-steps/s median (range {min(rates) / 1e6:.3f}"
+          f"-{max(rates) / 1e6:.3f}); per rank over miniMD's 2.40 M on one core: "
+          f"{median / np / reference:.2f}")
+PYEOF

@@ -1,0 +1,610 @@
+/* shiftbox md: the proxy MD workload (DESIGN.md "MD proxy"), Lennard-Jones
+ * particles whose ghosts travel through an exchange module.
+ *
+ * Every step: velocity Verlet's first half; at rebuild steps (every
+ * md.reneighbor steps, or sooner when a particle moved half the skin)
+ * migration to the owning box and a new choice of ghosts; the exchange of
+ * the boxes' positions through the module; ghosts placed by slot offset;
+ * neighbour lists at rebuilds; forces; the second half.  Ghost positions
+ * enter the force sums in slot order, so every module gives the same bits
+ * for one decomposition.
+ *
+ * Team Shift: a box belongs to a team of c ranks.  The leader holds the
+ * particles and integrates; every member receives the slots
+ * (team_deliver=all) and computes the forces of its share of the box's
+ * particles, and the team sums them at the leader: the original algorithm,
+ * whose point is to spread the work of a box over c ranks. */
+#include "command.h"
+#include "decomp.h"
+#include "log.h"
+#include "report.h"
+#include "md/force.h"
+#include "md/md.h"
+#include "md/migrate.h"
+#include "md/neighbor.h"
+#include "../comm/exchange.h"
+#include "../comm/verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum segment { T_EXCHANGE, T_FORCE, T_NEIGHBOR, T_INTEGRATE, T_MIGRATE, T_OTHER, NSEGMENTS };
+static const char *const segment_names[NSEGMENTS] = {"exchange",  "force",   "neighbor",
+                                                     "integrate", "migrate", "other"};
+
+struct thermo {
+    long step;
+    double temperature, potential, kinetic, total, pressure; /* energies per atom */
+    /* The energy the dynamics conserve: the potential shifted to 0 at the
+     * cut-off (the same forces), plus the kinetic energy, per atom.  The
+     * unshifted total jumps whenever a pair crosses the cut-off. */
+    double conserved;
+};
+
+struct md_run {
+    struct md_params prm;
+    const char *module;
+    struct md_geometry geo;
+    struct topology topo;
+    struct exchange x;
+    struct exchange_trim trim;
+    struct slots slots;
+    struct particles p; /* the leader's */
+    long long natoms;   /* in the whole system */
+    struct neighbor nb;
+    double *xall; /* this box's particles (from the centre slot), then the ghosts */
+    size_t xall_cap;
+    int nown, nghost;
+    double *share; /* forces of this member's share, all of the box's particles */
+    size_t share_cap;
+    double seg[NSEGMENTS];
+    double t_mark;
+    long rebuilds;
+    long long bytes_sent; /* over all steps, this rank */
+    struct thermo *history;
+    int nhistory, cap_history;
+};
+
+static bool leads(const struct md_run *r)
+{
+    return r->topo.member == 0;
+}
+
+/* Charges the time since the last mark to segment s. */
+static void charge(struct md_run *r, enum segment s)
+{
+    double now = MPI_Wtime();
+    r->seg[s] += now - r->t_mark;
+    r->t_mark = now;
+}
+
+/* ---- configuration ----------------------------------------------------------- */
+
+static int read_params(struct md_run *r, const struct config *c, int nranks, int dims[3],
+                       int *team_size, struct sb_msg *m)
+{
+    struct md_params *p = &r->prm;
+    cfg_int3(c, "md.cells", p->cells);
+    p->density = cfg_real(c, "md.density");
+    p->temperature = cfg_real(c, "md.temperature");
+    p->cutoff = cfg_real(c, "md.cutoff");
+    p->skin = cfg_real(c, "md.skin");
+    p->dt = cfg_real(c, "md.dt");
+    p->steps = (long)cfg_int(c, "md.steps");
+    p->reneighbor = (int)cfg_int(c, "md.reneighbor");
+    p->thermo = (int)cfg_int(c, "md.thermo");
+    p->k_request = (int)cfg_int(c, "md.k");
+    p->trim = !strcmp(cfg_text(c, "md.ghost_filter"), "slab");
+    p->drift_bound = cfg_real(c, "md.drift_bound");
+    p->jump_id = cfg_int(c, "md.inject_jump");
+    p->seed = (uint64_t)cfg_int(c, "run.seed");
+
+    static char module[64];
+    if (!cfg_choice_item(c, "exchange.module", 0, module, sizeof module) ||
+        cfg_choice_item(c, "exchange.module", 1, (char[64]){0}, 64) ||
+        cfg_all(c, "exchange.module"))
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.module = '%s': md runs one module; accepted: shift, "
+                       "shift-isend, teamshift or direct",
+                       cfg_raw(c, "exchange.module"));
+    r->module = module;
+    long long teams[CONFIG_MAX_LIST];
+    int nteams = cfg_int_list(c, "exchange.team_size", teams);
+    if (cfg_all(c, "exchange.team_size") || nteams != 1)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.team_size = '%s': md runs one team size; accepted: one divisor "
+                       "of %d",
+                       cfg_raw(c, "exchange.team_size"), nranks);
+    int team = (int)teams[0];
+    if (nranks % team)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.team_size = %d: %d ranks do not split into teams of %d", team,
+                       nranks, team);
+    if (team > 1 && strcmp(module, "teamshift"))
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.team_size = %d needs exchange.module = teamshift (the other "
+                       "modules use one rank per box)",
+                       team);
+    if (cfg_all(c, "decomp.dims"))
+        return sb_fail(m, SB_EUSAGE,
+                       "decomp.dims = all: md runs one grid; accepted: auto or "
+                       "nx,ny,nz");
+    int request[3];
+    cfg_dims(c, "decomp.dims", request);
+    *team_size = team;
+    return choose_dims(nranks / team, request, dims, m);
+}
+
+/* k from the geometry, or the one asked for if it is enough. */
+static int choose_k(struct md_run *r, struct sb_msg *m)
+{
+    int needed = r->geo.k;
+    if (r->prm.k_request && r->prm.k_request < needed)
+        return sb_fail(m, SB_EUSAGE,
+                       "md.k = %d is too small: boxes of edge %.4g x %.4g x %.4g need k >= %d "
+                       "to reach cut-off + skin = %.4g; accepted: 0 (automatic) or %d..64",
+                       r->prm.k_request, r->geo.edge[0], r->geo.edge[1], r->geo.edge[2], needed,
+                       r->geo.reach, needed);
+    if (r->prm.k_request) r->geo.k = r->prm.k_request;
+    if (r->geo.k > EXCHANGE_MAX_K)
+        return sb_fail(m, SB_EUSAGE,
+                       "the boxes (edge %.4g) are so small that cut-off + skin = %.4g spans "
+                       "k = %d > %d layers; accepted: fewer ranks or more md.cells",
+                       r->geo.edge[0], r->geo.reach, r->geo.k, EXCHANGE_MAX_K);
+    return SB_OK;
+}
+
+/* ---- the step's parts ---------------------------------------------------------- */
+
+static void ensure(double **a, size_t *cap, size_t n, const char *what)
+{
+    if (n <= *cap && *a) return;
+    *cap = n + n / 4 + 64;
+    *a = sb_realloc(*a, *cap * sizeof **a, what);
+}
+
+/* The exchange of positions, then this box's particles and its ghosts in
+ * this box's frame, slot by slot. */
+static int exchange_positions(struct md_run *r, bool rebuild)
+{
+    struct payload own = {NULL, 0};
+    if (leads(r)) {
+        own.data = (const unsigned char *)r->p.x;
+        own.bytes = 3 * sizeof(double) * (size_t)r->p.n;
+    }
+    r->x.reselect = rebuild;
+    CHECK(exchange_run(&r->x, &own, &r->slots));
+    r->bytes_sent += r->x.last.bytes;
+    const struct slots *s = &r->slots;
+    size_t items = 0;
+    for (int i = 0; i < s->count; i++)
+        items += s->size[i] / (3 * sizeof(double));
+    ensure(&r->xall, &r->xall_cap, 3 * items, "particles and ghosts");
+    int centre = slot_centre(s);
+    r->nown = (int)(s->size[centre] / (3 * sizeof(double)));
+    memcpy(r->xall, s->data + s->offset[centre], s->size[centre]);
+    size_t at = 3 * (size_t)r->nown;
+    for (int i = 0; i < s->count; i++) {
+        if (i == centre) continue;
+        int d[3];
+        slot_offset(s, i, d);
+        const double shift[3] = {d[0] * r->geo.edge[0], d[1] * r->geo.edge[1],
+                                 d[2] * r->geo.edge[2]};
+        size_t n = s->size[i] / (3 * sizeof(double));
+        const unsigned char *src = s->data + s->offset[i];
+        for (size_t j = 0; j < n; j++, at += 3) {
+            double pos[3];
+            memcpy(pos, src + 3 * sizeof(double) * j, sizeof pos);
+            r->xall[at] = pos[0] + shift[0];
+            r->xall[at + 1] = pos[1] + shift[1];
+            r->xall[at + 2] = pos[2] + shift[2];
+        }
+    }
+    r->nghost = (int)(at / 3) - r->nown;
+    return SB_OK;
+}
+
+/* This member's share of the box's particles. */
+static void share_of(const struct md_run *r, int *lo, int *hi)
+{
+    int c = r->topo.team_size, i = r->topo.member;
+    *lo = (int)((long long)r->nown * i / c);
+    *hi = (int)((long long)r->nown * (i + 1) / c);
+}
+
+/* Forces on the box's particles, summed at the leader. */
+static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
+{
+    size_t n = 3 * (size_t)r->nown;
+    ensure(&r->share, &r->share_cap, n, "forces");
+    memset(r->share, 0, n * sizeof *r->share);
+    lj_forces(&r->nb, r->xall, r->nown, r->share, r->prm.cutoff, energy, e);
+    if (r->topo.team_size == 1) {
+        memcpy(r->p.f, r->share, n * sizeof *r->share);
+        return SB_OK;
+    }
+    if (n > (size_t)2147483647) {
+        log_rank_error("md: %d particles in one box are too many for one MPI_Reduce", r->nown);
+        return SB_ERUNTIME;
+    }
+    CHECK_MPI(MPI_Reduce(leads(r) ? MPI_IN_PLACE : r->share, r->share, (int)n, MPI_DOUBLE, MPI_SUM,
+                         0, r->topo.team));
+    if (leads(r)) memcpy(r->p.f, r->share, n * sizeof *r->share);
+    return SB_OK;
+}
+
+static void build_lists(struct md_run *r)
+{
+    int lo, hi;
+    share_of(r, &lo, &hi);
+    neighbor_build(&r->nb, r->xall, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach);
+    if (leads(r)) memcpy(r->p.x0, r->p.x, 3 * sizeof(double) * (size_t)r->p.n);
+    r->rebuilds++;
+}
+
+/* Whether any particle moved half the skin since the last build. */
+static int moved_far(struct md_run *r, bool *far)
+{
+    int mine = 0;
+    double limit = 0.25 * r->prm.skin * r->prm.skin;
+    for (int i = 0; leads(r) && i < r->p.n && !mine; i++) {
+        double d2 = 0.0;
+        for (int d = 0; d < 3; d++) {
+            double dd = r->p.x[3 * i + d] - r->p.x0[3 * i + d];
+            d2 += dd * dd;
+        }
+        mine = d2 > limit;
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, r->topo.comm));
+    *far = mine;
+    return SB_OK;
+}
+
+static void half_kick(struct md_run *r)
+{
+    double h = 0.5 * r->prm.dt;
+    for (size_t i = 0; leads(r) && i < 3 * (size_t)r->p.n; i++)
+        r->p.v[i] += h * r->p.f[i];
+}
+
+static void drift(struct md_run *r)
+{
+    for (size_t i = 0; leads(r) && i < 3 * (size_t)r->p.n; i++)
+        r->p.x[i] += r->prm.dt * r->p.v[i];
+}
+
+/* Temperature, energies per atom and pressure (miniMD's definitions). */
+static int measure(struct md_run *r, long step, const struct md_energy *e)
+{
+    double sums[4] = {e->potential, e->virial, 0.0, e->pairs}; /* potential, virial, 2 KE */
+    for (size_t i = 0; leads(r) && i < 3 * (size_t)r->p.n; i++)
+        sums[2] += r->p.v[i] * r->p.v[i];
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, r->topo.comm));
+    double rc6 = pow(r->prm.cutoff, -6.0), at_cutoff = 4.0 * rc6 * (rc6 - 1.0);
+    double n = (double)r->natoms;
+    double volume = r->geo.length[0] * r->geo.length[1] * r->geo.length[2];
+    struct thermo t = {.step = step,
+                       .temperature = sums[2] / (3.0 * n - 3.0),
+                       .potential = sums[0] / n,
+                       .kinetic = 0.5 * sums[2] / n,
+                       .pressure = (sums[2] + sums[1]) / (3.0 * volume)};
+    t.total = t.potential + t.kinetic;
+    t.conserved = (sums[0] - at_cutoff * sums[3]) / n + t.kinetic;
+    if (r->nhistory == r->cap_history) {
+        r->cap_history = r->cap_history ? 2 * r->cap_history : 64;
+        r->history =
+            sb_realloc(r->history, (size_t)r->cap_history * sizeof *r->history, "thermo history");
+    }
+    r->history[r->nhistory++] = t;
+    log_info("%8ld %12.6f %14.8f %14.8f %14.8f %12.6f", t.step, t.temperature, t.potential,
+             t.kinetic, t.total, t.pressure);
+    return SB_OK;
+}
+
+static bool thermo_step(const struct md_run *r, long step)
+{
+    return step == 0 || step == r->prm.steps || (r->prm.thermo > 0 && step % r->prm.thermo == 0);
+}
+
+/* One step of velocity Verlet. */
+static int step_once(struct md_run *r, long step)
+{
+    half_kick(r);
+    drift(r);
+    charge(r, T_INTEGRATE);
+    bool rebuild = step % r->prm.reneighbor == 0;
+    if (!rebuild) CHECK(moved_far(r, &rebuild));
+    charge(r, T_OTHER);
+    if (rebuild && leads(r)) {
+        CHECK(migrate(&r->p, &r->geo, &r->topo));
+        particles_sort(&r->p, &r->geo, r->geo.reach / 2);
+    }
+    charge(r, T_MIGRATE);
+    CHECK(exchange_positions(r, rebuild));
+    charge(r, T_EXCHANGE);
+    if (rebuild) build_lists(r);
+    charge(r, T_NEIGHBOR);
+    struct md_energy e = {0, 0, 0};
+    bool energy = thermo_step(r, step);
+    CHECK(compute_forces(r, energy, &e));
+    charge(r, T_FORCE);
+    half_kick(r);
+    charge(r, T_INTEGRATE);
+    if (energy) CHECK(measure(r, step, &e));
+    charge(r, T_OTHER);
+    return SB_OK;
+}
+
+/* ---- set-up and results ---------------------------------------------------------- */
+
+static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
+{
+    int dims[3], team;
+    CHECK(read_params(r, ctx->cfg, ctx->nranks, dims, &team, m));
+    CHECK(topology_init(&r->topo, ctx->world, team, dims, m));
+    md_geometry_init(&r->geo, &r->prm, &r->topo);
+    CHECK(choose_k(r, m));
+    r->trim = (struct exchange_trim){.item = 3 * sizeof(double),
+                                     .edge = {r->geo.edge[0], r->geo.edge[1], r->geo.edge[2]},
+                                     .reach = r->geo.reach};
+    struct exchange_opts o = {.k = r->geo.k,
+                              .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                              .uniform = false,
+                              .deliver_all = team > 1,
+                              .trim = r->prm.trim ? &r->trim : NULL};
+    CHECK(exchange_create(&r->x, r->module, &r->topo, &o, m));
+    slots_init(&r->slots, r->x.kdim);
+    if (leads(r)) {
+        r->natoms = md_lattice(&r->p, &r->prm, &r->geo, &r->topo);
+        CHECK(md_velocities(&r->p, &r->prm, r->natoms, r->topo.leaders));
+        for (int i = 0; r->prm.jump_id >= 0 && i < r->p.n; i++)
+            if (r->p.id[i] == r->prm.jump_id) /* carried 2.5 boxes in one step */
+                r->p.v[3 * i] = 2.5 * r->geo.edge[0] / r->prm.dt;
+    }
+    CHECK_MPI(MPI_Bcast(&r->natoms, 1, MPI_LONG_LONG, 0, r->topo.comm));
+    return SB_OK;
+}
+
+static void run_free(struct md_run *r)
+{
+    exchange_destroy(&r->x);
+    slots_free(&r->slots);
+    particles_free(&r->p);
+    neighbor_free(&r->nb);
+    free(r->xall);
+    free(r->share);
+    free(r->history);
+    topology_free(&r->topo);
+}
+
+/* Every particle's absolute position, in id order, hashed on rank 0: the
+ * same bits give the same digest. */
+static int position_digest(struct md_run *r, uint64_t *digest)
+{
+    struct site {
+        int64_t id;
+        double x[3];
+    };
+    int n = leads(r) ? r->p.n : 0;
+    struct site *mine = sb_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine, "sites");
+    for (int i = 0; i < n; i++) {
+        mine[i].id = r->p.id[i];
+        for (int d = 0; d < 3; d++)
+            mine[i].x[d] = r->geo.corner[d] + r->p.x[3 * i + d];
+    }
+    const struct topology *t = &r->topo;
+    int *counts = NULL, *displs = NULL;
+    struct site *all = NULL;
+    int bytes = n * (int)sizeof *mine;
+    if (t->rank == 0) {
+        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "counts");
+        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "displacements");
+    }
+    int rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
+    long total = 0;
+    if (rc == MPI_SUCCESS && t->rank == 0) {
+        for (int i = 0; i < t->nranks; i++) {
+            displs[i] = (int)total;
+            total += counts[i];
+        }
+        all = sb_malloc((size_t)(total > 0 ? total : 1), "all sites");
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, t->comm);
+    if (rc == MPI_SUCCESS && t->rank == 0) {
+        long sites = total / (long)sizeof *all;
+        struct site *sorted = sb_malloc((size_t)(sites > 0 ? sites : 1) * sizeof *sorted, "sites");
+        for (long i = 0; i < sites; i++) /* ids are 0..N-1: place each at its id */
+            if (all[i].id >= 0 && all[i].id < sites) sorted[all[i].id] = all[i];
+        *digest = splitmix64((uint64_t)sites);
+        for (long i = 0; i < sites; i++)
+            *digest = hash_fold(*digest,
+                                slot_hash((const unsigned char *)sorted[i].x, sizeof sorted[i].x));
+        free(sorted);
+    }
+    free(mine);
+    free(counts);
+    free(displs);
+    free(all);
+    CHECK_MPI(rc);
+    return SB_OK;
+}
+
+struct segment_stats {
+    double min, mean, max;
+};
+
+static int segment_spread(struct md_run *r, struct segment_stats out[NSEGMENTS])
+{
+    double lo[NSEGMENTS], hi[NSEGMENTS], sum[NSEGMENTS];
+    CHECK_MPI(MPI_Allreduce(r->seg, lo, NSEGMENTS, MPI_DOUBLE, MPI_MIN, r->topo.comm));
+    CHECK_MPI(MPI_Allreduce(r->seg, hi, NSEGMENTS, MPI_DOUBLE, MPI_MAX, r->topo.comm));
+    CHECK_MPI(MPI_Allreduce(r->seg, sum, NSEGMENTS, MPI_DOUBLE, MPI_SUM, r->topo.comm));
+    for (int s = 0; s < NSEGMENTS; s++)
+        out[s] = (struct segment_stats){lo[s], sum[s] / r->topo.nranks, hi[s]};
+    return SB_OK;
+}
+
+static cJSON *thermo_json(const struct thermo *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "step", (double)t->step);
+    cJSON_AddNumberToObject(o, "temperature", t->temperature);
+    cJSON_AddNumberToObject(o, "potential", t->potential);
+    cJSON_AddNumberToObject(o, "kinetic", t->kinetic);
+    cJSON_AddNumberToObject(o, "total", t->total);
+    cJSON_AddNumberToObject(o, "pressure", t->pressure);
+    cJSON_AddNumberToObject(o, "conserved", t->conserved);
+    return o;
+}
+
+struct md_results {
+    double drift, loop, rate;
+    long long count;
+    bool verified;
+    uint64_t digest;
+    double bytes_mean, bytes_max; /* sent per step per working rank */
+    struct segment_stats seg[NSEGMENTS];
+};
+
+static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_results *res,
+                         int exit_code)
+{
+    cJSON *root =
+        report_summary_begin("md", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+    cJSON_AddBoolToObject(root, "verified", res->verified);
+    cJSON_AddNumberToObject(root, "exit_code", exit_code);
+    cJSON *o = cJSON_AddObjectToObject(root, "md");
+    cJSON_AddNumberToObject(o, "atoms", (double)r->natoms);
+    cJSON_AddNumberToObject(o, "atoms_final", (double)res->count);
+    cJSON_AddNumberToObject(o, "steps", (double)r->prm.steps);
+    cJSON_AddStringToObject(o, "module", r->module);
+    cJSON_AddNumberToObject(o, "team_size", r->topo.team_size);
+    cJSON_AddItemToObject(o, "dims", cJSON_CreateIntArray(r->topo.dims, 3));
+    cJSON_AddNumberToObject(o, "k", r->geo.k);
+    cJSON_AddStringToObject(o, "ghost_filter", r->prm.trim ? "slab" : "none");
+    cJSON_AddItemToObject(o, "box_edge", cJSON_CreateDoubleArray(r->geo.edge, 3));
+    cJSON_AddNumberToObject(o, "rebuilds", (double)r->rebuilds);
+    cJSON_AddItemToObject(o, "initial", thermo_json(&r->history[0]));
+    cJSON_AddItemToObject(o, "final", thermo_json(&r->history[r->nhistory - 1]));
+    cJSON_AddNumberToObject(o, "energy_drift", res->drift);
+    cJSON_AddNumberToObject(o, "drift_bound", r->prm.drift_bound);
+    cJSON_AddNumberToObject(o, "loop_seconds", res->loop);
+    cJSON_AddNumberToObject(o, "atom_steps_per_second", res->rate);
+    cJSON *sent = cJSON_AddObjectToObject(o, "bytes_sent_per_step");
+    cJSON_AddNumberToObject(sent, "mean", res->bytes_mean);
+    cJSON_AddNumberToObject(sent, "max", res->bytes_max);
+    cJSON *times = cJSON_AddObjectToObject(o, "time_s");
+    for (int s = 0; s < NSEGMENTS; s++) {
+        cJSON *t = cJSON_AddObjectToObject(times, segment_names[s]);
+        cJSON_AddNumberToObject(t, "min", res->seg[s].min);
+        cJSON_AddNumberToObject(t, "mean", res->seg[s].mean);
+        cJSON_AddNumberToObject(t, "max", res->seg[s].max);
+    }
+    char digest[20];
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)res->digest);
+    cJSON_AddStringToObject(o, "position_digest", digest);
+    CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
+
+    struct report_text csv;
+    CHECK(report_text_open(&csv));
+    fprintf(csv.f, "step,temperature,potential,kinetic,total,pressure,conserved\n");
+    for (int i = 0; i < r->nhistory; i++) {
+        const struct thermo *t = &r->history[i];
+        fprintf(csv.f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t->step, t->temperature,
+                t->potential, t->kinetic, t->total, t->pressure, t->conserved);
+    }
+    return report_text_commit(&csv, ctx->out_dir, "md-thermo.csv");
+}
+
+static int results(struct md_run *r, double loop, struct md_results *res)
+{
+    long long count = leads(r) ? r->p.n : 0;
+    CHECK_MPI(MPI_Allreduce(&count, &res->count, 1, MPI_LONG_LONG, MPI_SUM, r->topo.comm));
+    CHECK_MPI(MPI_Allreduce(&loop, &res->loop, 1, MPI_DOUBLE, MPI_MAX, r->topo.comm));
+    double steps = r->prm.steps > 0 ? (double)r->prm.steps : 1.0;
+    double sent[2] = {(double)r->bytes_sent / steps, r->x.idle ? 0.0 : 1.0}, sums[2], most;
+    CHECK_MPI(MPI_Allreduce(sent, sums, 2, MPI_DOUBLE, MPI_SUM, r->topo.comm));
+    CHECK_MPI(MPI_Allreduce(sent, &most, 1, MPI_DOUBLE, MPI_MAX, r->topo.comm));
+    res->bytes_mean = sums[0] / sums[1];
+    res->bytes_max = most;
+    CHECK(segment_spread(r, res->seg));
+    CHECK(position_digest(r, &res->digest));
+    const struct thermo *first = &r->history[0], *last = &r->history[r->nhistory - 1];
+    res->drift = (last->conserved - first->conserved) / fabs(first->conserved);
+    res->rate = res->loop > 0 ? (double)r->natoms * (double)r->prm.steps / res->loop : 0.0;
+    res->verified = fabs(res->drift) <= r->prm.drift_bound && res->count == r->natoms;
+    return SB_OK;
+}
+
+static void print_results(const struct md_run *r, const struct md_results *res)
+{
+    log_info("\ntime per segment, s (min / mean / max over ranks):");
+    for (int s = 0; s < NSEGMENTS; s++)
+        log_info("  %-10s %10.4f %10.4f %10.4f   %5.1f%%", segment_names[s], res->seg[s].min,
+                 res->seg[s].mean, res->seg[s].max,
+                 res->loop > 0 ? 100.0 * res->seg[s].mean / res->loop : 0.0);
+    log_info("bytes sent per step per rank: mean %.0f, max %.0f; %ld neighbour-list builds",
+             res->bytes_mean, res->bytes_max, r->rebuilds);
+    const struct thermo *last = &r->history[r->nhistory - 1];
+    log_info("final: temperature %.17g, potential %.17g, total %.17g per atom", last->temperature,
+             last->potential, last->total);
+    log_info("energy drift %.3e: the change of the conserved energy (the potential shifted to 0 "
+             "at the cut-off, plus kinetic)",
+             res->drift);
+    log_info("\nverified: %s (energy drift %.3e, bound %.1e; particles %lld of %lld; %.4g "
+             "atom-steps/s over %.3f s)",
+             res->verified ? "true" : "false", res->drift, r->prm.drift_bound, res->count,
+             r->natoms, res->rate, res->loop);
+}
+
+int cmd_md(struct run_ctx *ctx)
+{
+    struct md_run r;
+    memset(&r, 0, sizeof r);
+    struct sb_msg m = {""};
+    int rc = setup(&r, ctx, &m);
+    if (rc != SB_OK) {
+        if (m.text[0]) (rc == SB_EUSAGE ? log_error : log_rank_error)("%s", m.text);
+        run_free(&r);
+        return rc;
+    }
+    log_info("\nmd: %lld atoms (%d x %d x %d FCC cells), grid %dx%dx%d%s, box edge %.4g x %.4g x "
+             "%.4g, k = %d, module %s, ghosts %s",
+             r.natoms, r.prm.cells[0], r.prm.cells[1], r.prm.cells[2], r.topo.dims[0],
+             r.topo.dims[1], r.topo.dims[2], r.topo.team_size > 1 ? " of teams" : "", r.geo.edge[0],
+             r.geo.edge[1], r.geo.edge[2], r.geo.k, r.module,
+             r.prm.trim ? "trimmed per hop (slab)" : "whole");
+    log_info("%8s %12s %14s %14s %14s %12s", "step", "temperature", "potential", "kinetic", "total",
+             "pressure");
+    /* step 0: ghosts, lists, forces, thermo */
+    rc = exchange_positions(&r, true);
+    if (rc == SB_OK) {
+        build_lists(&r);
+        struct md_energy e = {0, 0, 0};
+        rc = compute_forces(&r, true, &e);
+        if (rc == SB_OK) rc = measure(&r, 0, &e);
+    }
+    CHECK_MPI(MPI_Barrier(r.topo.comm));
+    double start = MPI_Wtime();
+    r.t_mark = start;
+    memset(r.seg, 0, sizeof r.seg);
+    r.rebuilds = 0;
+    r.bytes_sent = 0;
+    for (long step = 1; step <= r.prm.steps && rc == SB_OK; step++)
+        rc = step_once(&r, step);
+    double loop = MPI_Wtime() - start;
+    struct md_results res;
+    memset(&res, 0, sizeof res);
+    if (rc == SB_OK) rc = results(&r, loop, &res);
+    int exit_code = res.verified ? SB_OK : SB_EVERIFY;
+    if (rc == SB_OK) {
+        print_results(&r, &res);
+        if (ctx->out_dir && ctx->rank == 0) rc = write_outputs(ctx, &r, &res, exit_code);
+        if (rc == SB_OK && ctx->out_dir)
+            log_info("results: %s/summary.json, %s/md-thermo.csv", ctx->out_dir, ctx->out_dir);
+    }
+    run_free(&r);
+    return rc == SB_OK ? exit_code : rc;
+}

@@ -1,0 +1,223 @@
+#include "neighbor.h"
+#include "../error.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bins of a third of the reach.  The stencil is kept as rows: for each
+ * offset (sx, sy) the range of z offsets whose bins have points within
+ * reach.  Bins are numbered z fastest, so a row's bins hold one contiguous
+ * run of the binned particles: one candidate range per row, whatever the
+ * bins' occupancy. */
+#define BINS_PER_REACH 2
+
+static void setup_bins(struct neighbor *nb, const double edge[3], double reach)
+{
+    int range[3];
+    for (int d = 0; d < 3; d++) {
+        double extent = edge[d] + 2 * reach;
+        nb->lo[d] = -reach;
+        nb->nbins[d] = (int)floor(extent / (reach / BINS_PER_REACH));
+        if (nb->nbins[d] < 1)
+            nb->nbins[d] = 1;
+        nb->binsize[d] = extent / nb->nbins[d];
+        range[d] = (int)ceil(reach / nb->binsize[d]);
+    }
+    int most = (2 * range[0] + 1) * (2 * range[1] + 1);
+    nb->stencil = sb_realloc(nb->stencil, (size_t)most * sizeof *nb->stencil, "bin stencil");
+    nb->nstencil = 0;
+    for (int i = -range[0]; i <= range[0]; i++)
+        for (int j = -range[1]; j <= range[1]; j++) {
+            int zmax = -1;
+            for (int k = 0; k <= range[2]; k++) {
+                const int s[3] = {i, j, k};
+                double gap2 = 0.0;
+                for (int d = 0; d < 3; d++) {
+                    double gap = (abs(s[d]) - 1) * nb->binsize[d];
+                    if (gap > 0)
+                        gap2 += gap * gap;
+                }
+                if (gap2 < reach * reach)
+                    zmax = k;
+            }
+            if (zmax >= 0) {
+                nb->stencil[nb->nstencil][0] = i;
+                nb->stencil[nb->nstencil][1] = j;
+                nb->stencil[nb->nstencil][2] = zmax;
+                nb->nstencil++;
+            }
+        }
+}
+
+/* The bin of a position, or -1 outside the binned region. */
+static inline int bin_of(const struct neighbor *nb, const double *p)
+{
+    int b[3];
+    for (int d = 0; d < 3; d++) {
+        double c = (p[d] - nb->lo[d]) / nb->binsize[d];
+        if (!(c >= 0.0) || c >= nb->nbins[d])
+            return -1;
+        b[d] = (int)c;
+    }
+    return (b[0] * nb->nbins[1] + b[1]) * nb->nbins[2] + b[2];
+}
+
+/* Counting sort of the particles into bins, in index order. */
+static void fill_bins(struct neighbor *nb, const double *x, int total, int *bin_of_own, int nown)
+{
+    int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2];
+    if (nbins + 1 > nb->bins_cap) {
+        nb->bins_cap = nbins + 1;
+        nb->bin_start = sb_realloc(nb->bin_start, (size_t)nb->bins_cap * sizeof(int), "bins");
+    }
+    if (total > nb->atoms_cap) {
+        nb->atoms_cap = total + total / 2;
+        nb->bin_atoms = sb_realloc(nb->bin_atoms, (size_t)nb->atoms_cap * sizeof(int), "bins");
+    }
+    memset(nb->bin_start, 0, (size_t)(nbins + 1) * sizeof(int));
+    int *where = sb_malloc((size_t)(total > 0 ? total : 1) * sizeof *where, "bin indices");
+    for (int i = 0; i < total; i++) {
+        where[i] = bin_of(nb, x + 3 * (size_t)i);
+        if (where[i] >= 0)
+            nb->bin_start[where[i] + 1]++;
+    }
+    for (int b = 0; b < nbins; b++)
+        nb->bin_start[b + 1] += nb->bin_start[b];
+    int *fill = sb_malloc((size_t)nbins * sizeof *fill + 1, "bin fill");
+    memcpy(fill, nb->bin_start, (size_t)nbins * sizeof *fill);
+    for (int i = 0; i < total; i++)
+        if (where[i] >= 0)
+            nb->bin_atoms[fill[where[i]]++] = i;
+    memcpy(bin_of_own, where, (size_t)nown * sizeof *bin_of_own);
+    free(fill);
+    free(where);
+}
+
+static void reserve(int **array, size_t *cap, size_t n)
+{
+    if (n <= *cap && *array)
+        return;
+    *cap = n + n / 2 + 1024;
+    *array = sb_realloc(*array, *cap * sizeof **array, "neighbour list");
+}
+
+/* The lists of the particles of one home bin (bx,by,bz): the bins around
+ * it are found once, and candidates read from the positions in bin order. */
+/* The lists of the particles of one home bin: the candidate ranges (one
+ * per stencil row) are found once, and candidates read in bin order.
+ * Built for AVX2 and for any x86-64 (see lj_forces). */
+__attribute__((target_clones("avx2", "default"))) static void lists_of_bin(struct neighbor *nb, const int home[3], int nown, double reach2,
+                         int *own_count, int *ghost_count, int *starts)
+{
+    int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
+    bool owners = false; /* most halo bins hold ghosts only: nothing to list */
+    for (int a = nb->bin_start[hb]; a < nb->bin_start[hb + 1] && !owners; a++)
+        owners = nb->bin_atoms[a] >= nb->i_lo && nb->bin_atoms[a] < nb->i_hi;
+    if (!owners)
+        return;
+    int nranges = 0;
+    size_t candidates = 0;
+    for (int s = 0; s < nb->nstencil; s++) {
+        int bx = home[0] + nb->stencil[s][0], by = home[1] + nb->stencil[s][1];
+        if (bx < 0 || bx >= nb->nbins[0] || by < 0 || by >= nb->nbins[1])
+            continue;
+        int zlo = home[2] - nb->stencil[s][2], zhi = home[2] + nb->stencil[s][2];
+        if (zlo < 0)
+            zlo = 0;
+        if (zhi >= nb->nbins[2])
+            zhi = nb->nbins[2] - 1;
+        int row = (bx * nb->nbins[1] + by) * nb->nbins[2];
+        int first = nb->bin_start[row + zlo], last = nb->bin_start[row + zhi + 1];
+        if (first == last)
+            continue;
+        nb->near[2 * nranges] = first;
+        nb->near[2 * nranges + 1] = last;
+        nranges++;
+        candidates += (size_t)(last - first);
+    }
+    for (int a = nb->bin_start[hb]; a < nb->bin_start[hb + 1]; a++) {
+        int i = nb->bin_atoms[a];
+        if (i >= nown || i < nb->i_lo || i >= nb->i_hi)
+            continue; /* ghosts and other members' particles have no list here */
+        const double xi = nb->sorted[3 * a], yi = nb->sorted[3 * a + 1],
+                     zi = nb->sorted[3 * a + 2];
+        int row = i - nb->i_lo;
+        /* room for every candidate, so the scan below can write blindly */
+        reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates);
+        reserve(&nb->scratch, &nb->scratch_cap, candidates);
+        int *restrict mine = nb->list + nb->list_len, *restrict theirs = nb->scratch;
+        size_t own = 0, ghosts = 0;
+        for (int r = 0; r < nranges; r++) {
+            /* Without branches: a partner is written in any case and kept by
+             * advancing the count, which costs less than a mispredicted jump. */
+            for (int c = nb->near[2 * r]; c < nb->near[2 * r + 1]; c++) {
+                int j = nb->bin_atoms[c];
+                double dx = xi - nb->sorted[3 * c], dy = yi - nb->sorted[3 * c + 1],
+                       dz = zi - nb->sorted[3 * c + 2];
+                int near = dx * dx + dy * dy + dz * dz < reach2;
+                int is_own = j < nown;
+                mine[own] = j;
+                own += near & is_own & (j > i);
+                theirs[ghosts] = j;
+                ghosts += near & !is_own;
+            }
+        }
+        memcpy(mine + own, theirs, ghosts * sizeof *theirs);
+        starts[row] = (int)nb->list_len;
+        nb->list_len += own + ghosts;
+        own_count[row] = (int)own;
+        ghost_count[row] = (int)ghosts;
+    }
+}
+
+void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo,
+                    int i_hi, const double edge[3], double reach)
+{
+    setup_bins(nb, edge, reach);
+    int total = nown + nghost;
+    int *own_bin = sb_malloc((size_t)(nown > 0 ? nown : 1) * sizeof *own_bin, "own bins");
+    fill_bins(nb, x, total, own_bin, nown);
+    free(own_bin);
+    int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2], binned = nb->bin_start[nbins];
+    if ((size_t)binned * 3 > nb->sorted_cap || !nb->sorted) {
+        nb->sorted_cap = 3 * (size_t)binned + 3 * (size_t)binned / 2 + 3;
+        nb->sorted = sb_realloc(nb->sorted, nb->sorted_cap * sizeof *nb->sorted, "binned positions");
+    }
+    for (int a = 0; a < binned; a++)
+        memcpy(nb->sorted + 3 * a, x + 3 * (size_t)nb->bin_atoms[a], 3 * sizeof(double));
+    nb->near = sb_realloc(nb->near, 2 * (size_t)nb->nstencil * sizeof *nb->near, "near bins");
+    int rows = i_hi - i_lo;
+    if (rows > nb->rows_cap) {
+        nb->rows_cap = rows + rows / 2 + 1;
+        nb->start = sb_realloc(nb->start, (size_t)nb->rows_cap * sizeof(int), "list starts");
+        nb->own = sb_realloc(nb->own, (size_t)nb->rows_cap * sizeof(int), "list counts");
+        nb->ghosts = sb_realloc(nb->ghosts, (size_t)nb->rows_cap * sizeof(int), "list counts");
+    }
+    nb->i_lo = i_lo;
+    nb->i_hi = i_hi;
+    nb->list_len = 0;
+    for (int r = 0; r < rows; r++) /* a particle outside every bin has no partners */
+        nb->start[r] = nb->own[r] = nb->ghosts[r] = 0;
+    int home[3];
+    for (home[0] = 0; home[0] < nb->nbins[0]; home[0]++)
+        for (home[1] = 0; home[1] < nb->nbins[1]; home[1]++)
+            for (home[2] = 0; home[2] < nb->nbins[2]; home[2]++)
+                lists_of_bin(nb, home, nown, reach * reach, nb->own, nb->ghosts, nb->start);
+}
+
+void neighbor_free(struct neighbor *nb)
+{
+    free(nb->bin_start);
+    free(nb->bin_atoms);
+    free(nb->stencil);
+    free(nb->start);
+    free(nb->own);
+    free(nb->ghosts);
+    free(nb->list);
+    free(nb->scratch);
+    free(nb->sorted);
+    free(nb->near);
+    memset(nb, 0, sizeof *nb);
+}

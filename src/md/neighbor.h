@@ -1,0 +1,44 @@
+/* Neighbour lists by cell binning (DESIGN.md "MD proxy").
+ *
+ * Positions are this box's particles [0, nown) followed by the ghosts, all
+ * in this box's frame.  Bins cover the box and one reach around it; ghosts
+ * farther out can neighbour no particle of the box and are not binned.
+ * Particle i's list holds first its own partners j > i (each own pair once:
+ * Newton's third law inside the box), then every ghost within reach; in bin
+ * order, and within a bin in index order, so that a given set of slots
+ * always gives the same lists. */
+#ifndef SB_MD_NEIGHBOR_H
+#define SB_MD_NEIGHBOR_H
+
+#include <stddef.h>
+
+struct neighbor {
+    /* bins */
+    int nbins[3];
+    double lo[3], binsize[3];
+    int *bin_start, *bin_atoms; /* CSR: atoms of bin b are bin_atoms[bin_start[b]..b+1) */
+    int (*stencil)[3]; /* rows of bins within reach: sx, sy and the largest |sz| */
+    int nstencil;
+    int bins_cap, atoms_cap;
+    /* lists for particles [i_lo, i_hi) */
+    int i_lo, i_hi;
+    int *start;        /* [i - i_lo]: where i's list begins */
+    int *own, *ghosts; /* [i - i_lo]: how many own partners, then ghosts */
+    int *list;
+    size_t list_len, list_cap;
+    int rows_cap;
+    int *scratch; /* ghosts of one particle while its list is built */
+    size_t scratch_cap;
+    double *sorted; /* positions in bin order, for the candidate scans */
+    size_t sorted_cap;
+    int *near;      /* the candidate ranges around one home bin: first, end */
+};
+
+/* Builds the lists of particles [i_lo, i_hi) among x[0..nown+nghost).
+ * edge: the box; reach: cut-off + skin. */
+void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo,
+                    int i_hi, const double edge[3], double reach);
+
+void neighbor_free(struct neighbor *nb);
+
+#endif
