@@ -7,6 +7,7 @@
 #include "direct.h"
 #include "exchange.h"
 #include "../src/log.h"
+#include "../src/model.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -192,6 +193,29 @@ static void direct_destroy(struct exchange *x)
     free(s);
 }
 
+/* Every partner directly, one message after another from the rank's point
+ * of view (MPI's per-message overhead does not overlap); partners that are
+ * the box itself (small grids) are copies. */
+static void direct_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
+{
+    int k[3];
+    for (int d = 0; d < 3; d++)
+        k[d] = (c->phases & (1u << d)) ? c->k : 0;
+    double remote = 0, self = -1; /* the centre is no partner */
+    for (int dz = -k[2]; dz <= k[2]; dz++)
+        for (int dy = -k[1]; dy <= k[1]; dy++)
+            for (int dx = -k[0]; dx <= k[0]; dx++) {
+                const int d[3] = {dx, dy, dz};
+                bool mine = true;
+                for (int a = 0; a < 3; a++)
+                    mine &= d[a] % c->dims[a] == 0;
+                remote += !mine;
+                self += mine;
+            }
+    model_add(t, h, remote, c->bytes);
+    model_copy(t, h, self, c->bytes);
+}
+
 const exchange_ops direct_ops = {
     .name = "direct",
     .summary = "every (2k+1)^3 - 1 partner at once: MPI_Neighbor_alltoallv on a distributed "
@@ -200,4 +224,5 @@ const exchange_ops direct_ops = {
     .setup = direct_setup,
     .run = direct_run,
     .destroy = direct_destroy,
+    .model = direct_model,
 };

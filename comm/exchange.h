@@ -45,6 +45,9 @@ struct exchange_counters {
 };
 
 struct exchange;
+struct hockney;
+struct model_case;
+struct model_terms;
 
 typedef struct exchange_ops {
     const char *name;
@@ -53,6 +56,8 @@ typedef struct exchange_ops {
     int (*setup)(struct exchange *x);
     int (*run)(struct exchange *x, const struct payload *own, struct slots *out);
     void (*destroy)(struct exchange *x);
+    /* The Hockney-model time of one exchange (src/model.h, docs/MODEL.md). */
+    void (*model)(const struct hockney *h, const struct model_case *c, struct model_terms *t);
 } exchange_ops;
 
 struct exchange {

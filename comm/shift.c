@@ -9,6 +9,7 @@
 #include "ring.h"
 #include "shift_flow.h"
 #include "../src/log.h"
+#include "../src/model.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -114,6 +115,22 @@ static void shift_destroy(struct exchange *x)
     free(x->state);
 }
 
+/* Seed 000 Eq. 1-3: 2k hops per phase, each a message of the phase's block;
+ * with rendezvous a hop takes as many message times as the ring has
+ * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies. */
+static void shift_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
+{
+    for (int d = 0; d < 3; d++) {
+        if (!(c->phases & (1u << d))) continue;
+        if (c->dims[d] == 1) {
+            model_copy(t, h, 2.0 * c->k, model_block_bytes(c, d));
+            continue;
+        }
+        int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
+        model_add(t, h, 2.0 * c->k * turns, model_block_bytes(c, d));
+    }
+}
+
 const exchange_ops shift_ops = {
     .name = "shift",
     .summary = "Plimpton's Shift: x, y, z phases of k hops each way, MPI_Ssend in ring-colour "
@@ -122,4 +139,5 @@ const exchange_ops shift_ops = {
     .setup = shift_setup,
     .run = shift_run,
     .destroy = shift_destroy,
+    .model = shift_model,
 };

@@ -5,6 +5,7 @@
  * phase takes k steps instead of 2k.  A ring of one copies locally. */
 #include "shift_flow.h"
 #include "../src/log.h"
+#include "../src/model.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -112,6 +113,19 @@ static void isend_destroy(struct exchange *x)
     free(x->state);
 }
 
+/* Both directions of a hop in flight: k steps per phase, each one latency
+ * with the two blocks' bytes through the rank. */
+static void isend_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
+{
+    for (int d = 0; d < 3; d++) {
+        if (!(c->phases & (1u << d))) continue;
+        if (c->dims[d] == 1)
+            model_copy(t, h, 2.0 * c->k, model_block_bytes(c, d));
+        else
+            model_add(t, h, c->k, 2.0 * model_block_bytes(c, d));
+    }
+}
+
 const exchange_ops shift_isend_ops = {
     .name = "shift-isend",
     .summary = "the Shift's data flow with both directions of each hop in flight "
@@ -120,4 +134,5 @@ const exchange_ops shift_isend_ops = {
     .setup = isend_setup,
     .run = isend_run,
     .destroy = isend_destroy,
+    .model = isend_model,
 };

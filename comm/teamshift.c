@@ -23,6 +23,7 @@
 #include "teamshift.h"
 #include "exchange.h"
 #include "../src/log.h"
+#include "../src/model.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -375,6 +376,42 @@ static void teamshift_destroy(struct exchange *x)
     free(s);
 }
 
+static double log2_ceil(int c)
+{
+    int steps = 0;
+    while ((1 << steps) < c)
+        steps++;
+    return steps;
+}
+
+/* Per dimension: a binomial broadcast of the block to the team, the skew
+ * and ceil((2k+1)/c) - 1 steps (MPI_Isend: send and receive overlap; copies
+ * on a ring of one), a linear gather of the members' blocks at the leader,
+ * and the leader's copies: its own blocks into the gather, then every
+ * block into offset order. */
+static void teamshift_model(const struct hockney *h, const struct model_case *c,
+                            struct model_terms *t)
+{
+    int team = c->team_size, k = c->k;
+    double total = c->bytes;
+    for (int d = 0; d < 3; d++) {
+        if (!(c->phases & (1u << d))) continue;
+        double m = model_block_bytes(c, d);
+        total = m * (2 * k + 1);
+        model_add(t, h, log2_ceil(team), m);
+        if (c->dims[d] > 1)
+            model_add(t, h, 1.0 + teamshift_steps(k, team), m);
+        else
+            model_copy(t, h, 1.0 + teamshift_steps(k, team), m);
+        for (int j = 1; j < team; j++)
+            if (teamshift_blocks(k, team, j) > 0)
+                model_add(t, h, 1.0, teamshift_blocks(k, team, j) * m);
+        /* the leader's own blocks into the gather, then all 2k+1 into order */
+        model_copy(t, h, 1.0, (teamshift_blocks(k, team, 0) + 2 * k + 1) * m);
+    }
+    if (c->deliver_all) model_add(t, h, log2_ceil(team), total);
+}
+
 const exchange_ops teamshift_ops = {
     .name = "teamshift",
     .summary = "Team Shift (Driscoll et al. 2013, seed 000 sec. 2.3): c ranks per box; "
@@ -383,4 +420,5 @@ const exchange_ops teamshift_ops = {
     .setup = teamshift_setup,
     .run = teamshift_run,
     .destroy = teamshift_destroy,
+    .model = teamshift_model,
 };

@@ -14,6 +14,7 @@
 #include "command.h"
 #include "decomp.h"
 #include "log.h"
+#include "model.h"
 #include "report.h"
 #include "stats.h"
 #include "../comm/exchange.h"
@@ -29,8 +30,11 @@
 #define MAX_GRIDS   512
 
 struct plan {
-    const exchange_ops *modules[MAX_MODULES];
+    const exchange_ops *modules[MAX_MODULES]; /* NULL: auto, the model's choice per point */
     int nmodules;
+    bool have_model; /* model.hockney is set: predictions beside measurements */
+    struct hockney hockney;
+    bool rendezvous;
     const char *phases_text;
     unsigned phases;
     bool kinds[2]; /* payload kinds: varied = true */
@@ -52,6 +56,7 @@ struct plan {
 /* One sweep point: a module on one grid at one k, payload kind and size. */
 struct point {
     const char *module;
+    bool automatic; /* chosen by the model (exchange.module = auto) */
     int team_size, dims[3], k;
     long long bytes;
     bool varied;
@@ -75,14 +80,15 @@ struct point {
     long wrong_total;
     uint64_t digest; /* the slots of every box, hashed in box order */
     bool modules_agree;
+    double predicted; /* s, from model.hockney; 0 without */
 };
 
 /* The points of one grid, set up together. */
 struct grid {
     struct topology topo;
-    struct exchange *x; /* [k][module] */
+    struct exchange *x; /* [k][payload kind][registry module], set up when first used */
     struct slots *slots;
-    int nx;
+    int nx, nregistry;
     struct point *pts; /* within the run's list */
     int npoints;
     unsigned char *own; /* this rank's payload, sized for the largest */
@@ -127,7 +133,12 @@ static int read_modules(struct plan *p, const struct config *c, struct sb_msg *m
     char name[64];
     for (int i = 0; cfg_choice_item(c, "exchange.module", i, name, sizeof name); i++) {
         const exchange_ops *ops = exchange_lookup(name);
-        if (!ops) return sb_fail(m, SB_EUSAGE, "exchange.module: '%s' is not built in", name);
+        if (!ops && strcmp(name, "auto"))
+            return sb_fail(m, SB_EUSAGE, "exchange.module: '%s' is not built in", name);
+        if (!ops && !p->have_model)
+            return sb_fail(m, SB_EUSAGE,
+                           "exchange.module = auto needs model.hockney, the Hockney parameters "
+                           "it chooses by (shiftbox pingpong --out DIR writes them)");
         for (int j = 0; j < p->nmodules; j++)
             if (p->modules[j] == ops)
                 return sb_fail(m, SB_EUSAGE, "exchange.module lists '%s' twice", name);
@@ -211,8 +222,9 @@ static int check_sizes(const struct plan *p, int local_ranks, struct sb_msg *m)
     bool whole = false;    /* a module that moves all slots in one MPI call */
     double per_slot = 0.0; /* buffer bytes per slot byte, summed over modules */
     for (int i = 0; i < p->nmodules; i++) {
-        bool team = p->modules[i]->teams;
-        whole |= team || !strcmp(p->modules[i]->name, "direct");
+        const exchange_ops *ops = p->modules[i];
+        bool team = !ops || ops->teams; /* auto may choose the heaviest */
+        whole |= team || !strcmp(ops->name, "direct");
         per_slot += team ? 3.0 : varied ? 2.0 : 1.0;
     }
     double buffers = 0.0;
@@ -256,6 +268,9 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     p->slot_hashes = cfg_bool(c, "exchange.slot_hashes");
     p->all_grids = cfg_all(c, "decomp.dims");
     if (!p->all_grids) cfg_dims(c, "decomp.dims", p->dims_request);
+    p->rendezvous = cfg_bool(c, "model.rendezvous");
+    p->have_model = cfg_text(c, "model.hockney")[0] != '\0';
+    if (p->have_model) CHECK(model_load_hockney(c, &p->hockney, m));
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_teams(p, c, ctx->nranks, m));
@@ -293,36 +308,91 @@ static struct point *add_point(struct results *r)
     return pt;
 }
 
-/* Sets up every exchange of the grid (one per k, payload kind and module)
- * and lists its points: k, then payload kind, then size, then module, so
- * that a point's modules sit together. */
+/* The model's prediction for module `name` at a point. */
+static double predict(const struct plan *p, const struct topology *t, const char *name, int k,
+                      long long bytes, bool varied)
+{
+    /* varied sizes run from 0 to 2 bytes, one box in four empty: 3/4 of bytes on average */
+    struct model_case c = {.module = name,
+                           .k = k,
+                           .phases = p->phases,
+                           .dims = {t->dims[0], t->dims[1], t->dims[2]},
+                           .team_size = t->team_size,
+                           .bytes = varied ? 0.75 * (double)bytes : (double)bytes,
+                           .rendezvous = p->rendezvous,
+                           .deliver_all = p->deliver_all};
+    struct model_terms out;
+    return model_predict(&p->hockney, &c, &out, NULL) == SB_OK ? out.time : 0.0;
+}
+
+/* exchange.module = auto: the module with the smallest prediction. */
+static const exchange_ops *choose(const struct plan *p, const struct topology *t, int k,
+                                  long long bytes, bool varied)
+{
+    const exchange_ops *best = exchange_modules[0];
+    double best_time = predict(p, t, best->name, k, bytes, varied);
+    char line[512];
+    int at = snprintf(line, sizeof line, "auto, k=%d %lld bytes %s:", k, bytes,
+                      varied ? "varied" : "uniform");
+    for (int i = 0; exchange_modules[i]; i++) {
+        double time = predict(p, t, exchange_modules[i]->name, k, bytes, varied);
+        at += snprintf(line + at, sizeof line - (size_t)at, " %s %.3f us,",
+                       exchange_modules[i]->name, time * 1e6);
+        if (time < best_time) {
+            best_time = time;
+            best = exchange_modules[i];
+        }
+    }
+    log_info("%s chosen: %s", line, best->name);
+    return best;
+}
+
+static int registry_index(const exchange_ops *ops)
+{
+    for (int i = 0; exchange_modules[i]; i++)
+        if (exchange_modules[i] == ops) return i;
+    return -1;
+}
+
+/* The grid's exchange of module ops at k = p->k[ik] and payload kind ip,
+ * set up on first use (collective: every rank asks in the same order). */
+static int grid_exchange(struct grid *g, const struct plan *p, int ik, int ip,
+                         const exchange_ops *ops, int *index, struct sb_msg *m)
+{
+    *index = (ik * p->nkinds + ip) * g->nregistry + registry_index(ops);
+    if (g->x[*index].ops) return SB_OK;
+    struct exchange_opts o = {.k = (int)p->k[ik],
+                              .phases = p->phases,
+                              .uniform = !p->kinds[ip],
+                              .deliver_all = p->deliver_all};
+    CHECK(exchange_create(&g->x[*index], ops->name, &g->topo, &o, m));
+    slots_init(&g->slots[*index], g->x[*index].kdim);
+    return SB_OK;
+}
+
+/* Lists the grid's points: k, then payload kind, then size, then module,
+ * so that a point's modules sit together; sets up the exchanges they use. */
 static int grid_init(struct grid *g, const struct plan *p, struct results *r, struct sb_msg *m)
 {
     const struct topology *t = &g->topo;
-    g->nx = p->nk * p->nkinds * p->nmodules;
+    for (g->nregistry = 0; exchange_modules[g->nregistry];)
+        g->nregistry++;
+    g->nx = p->nk * p->nkinds * g->nregistry;
     g->x = sb_calloc((size_t)g->nx, sizeof *g->x, "exchanges");
     g->slots = sb_calloc((size_t)g->nx, sizeof *g->slots, "slot buffers");
-    for (int i = 0; i < g->nx; i++) {
-        int ik = i / (p->nkinds * p->nmodules), ip = i / p->nmodules % p->nkinds;
-        struct exchange_opts o = {.k = (int)p->k[ik],
-                                  .phases = p->phases,
-                                  .uniform = !p->kinds[ip],
-                                  .deliver_all = p->deliver_all};
-        int rc = exchange_create(&g->x[i], p->modules[i % p->nmodules]->name, t, &o, m);
-        if (rc != SB_OK) {
-            g->nx = i;
-            return rc;
-        }
-        slots_init(&g->slots[i], g->x[i].kdim);
-    }
     int first = r->npoints;
     for (int ik = 0; ik < p->nk; ik++)
         for (int ip = 0; ip < p->nkinds; ip++)
             for (int ib = 0; ib < p->nbytes; ib++)
                 for (int im = 0; im < p->nmodules; im++) {
+                    const exchange_ops *ops = p->modules[im];
+                    bool automatic = !ops;
+                    if (automatic) ops = choose(p, t, (int)p->k[ik], p->bytes[ib], p->kinds[ip]);
+                    int ix;
+                    CHECK(grid_exchange(g, p, ik, ip, ops, &ix, m));
                     struct point *pt = add_point(r);
-                    int ix = (ik * p->nkinds + ip) * p->nmodules + im;
-                    pt->module = p->modules[im]->name;
+                    pt->module = ops->name;
+                    pt->automatic = automatic;
                     pt->team_size = t->team_size;
                     memcpy(pt->dims, t->dims, sizeof pt->dims);
                     pt->k = (int)p->k[ik];
@@ -331,6 +401,8 @@ static int grid_init(struct grid *g, const struct plan *p, struct results *r, st
                     pt->x = &g->x[ix];
                     pt->slots = &g->slots[ix];
                     pt->times = sb_malloc((size_t)p->repetitions * sizeof *pt->times, "timings");
+                    if (p->have_model)
+                        pt->predicted = predict(p, t, pt->module, pt->k, pt->bytes, pt->varied);
                 }
     g->pts = &r->pts[first];
     g->npoints = r->npoints - first;
@@ -342,6 +414,7 @@ static int grid_init(struct grid *g, const struct plan *p, struct results *r, st
 static void grid_free(struct grid *g)
 {
     for (int i = 0; i < g->nx; i++) {
+        if (!g->x[i].ops) continue; /* never used */
         exchange_destroy(&g->x[i]);
         slots_free(&g->slots[i]);
     }
@@ -585,28 +658,46 @@ static void compare_modules(struct point *pts, int npoints, int nmodules)
 
 /* ---- reporting ------------------------------------------------------------------ */
 
-static void print_table_header(void)
+/* With a model: the relative error of the median against the prediction,
+ * and whether the prediction lies within one standard deviation of the
+ * mean (seed 000 Table 2's columns). */
+static double prediction_error(const struct point *pt)
 {
-    log_info("%-11s %3s %8s %-7s %6s %10s %10s %10s %10s %9s %6s %6s | %6s %10s %9s | %5s %10s "
-             "%9s %s",
-             "module", "k", "bytes", "payload", "n", "min_us", "median_us", "mean_us", "max_us",
-             "sd_us", "cv%", "rse%", "kept", "f_mean_us", "f_sd_us", "msgs", "sent_B", "peak/min",
-             "verified");
+    return pt->predicted > 0 ? (pt->all.median - pt->predicted) / pt->predicted : 0.0;
 }
 
-static void print_point(const struct point *pt)
+static bool within_one_sd(const struct point *pt)
+{
+    return fabs(pt->all.mean - pt->predicted) <= pt->all.stddev;
+}
+
+static void print_table_header(bool model)
+{
+    log_info("%-16s %3s %8s %-7s %6s %10s %10s %10s %10s %9s %6s %6s | %6s %10s %9s | %5s %10s "
+             "%9s%s %s",
+             "module", "k", "bytes", "payload", "n", "min_us", "median_us", "mean_us", "max_us",
+             "sd_us", "cv%", "rse%", "kept", "f_mean_us", "f_sd_us", "msgs", "sent_B", "peak/min",
+             model ? " |    pred_us   err% 1sd" : "", "verified");
+}
+
+static void print_point(const struct point *pt, bool model)
 {
     const struct stats *s = &pt->all, *f = &pt->filtered;
     double ratio = pt->slot_bytes_max > 0 ? pt->buffer_peak_max / pt->slot_bytes_max : 0.0;
     const char *verdict = pt->wrong_total      ? "NO"
                           : !pt->modules_agree ? "NO (modules differ)"
                                                : "yes";
-    log_info("%-11s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
-             "%10.3f %9.3f | %5.0f %10.0f %9.2f %s",
-             pt->module, pt->k, pt->bytes, pt->varied ? "varied" : "uniform", s->n, s->min * 1e6,
+    char name[32], prediction[64] = "";
+    snprintf(name, sizeof name, "%s%s", pt->automatic ? "auto:" : "", pt->module);
+    if (model)
+        snprintf(prediction, sizeof prediction, " | %10.3f %6.1f %3s", pt->predicted * 1e6,
+                 prediction_error(pt) * 100, within_one_sd(pt) ? "yes" : "no");
+    log_info("%-16s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
+             "%10.3f %9.3f | %5.0f %10.0f %9.2f%s %s",
+             name, pt->k, pt->bytes, pt->varied ? "varied" : "uniform", s->n, s->min * 1e6,
              s->median * 1e6, s->mean * 1e6, s->max * 1e6, s->stddev * 1e6, s->cv * 100,
              s->rse * 100, f->n, f->mean * 1e6, f->stddev * 1e6, pt->mean_messages,
-             pt->mean_bytes_sent, ratio, verdict);
+             pt->mean_bytes_sent, ratio, prediction, verdict);
 }
 
 static bool point_passed(const struct point *pt)
@@ -618,6 +709,7 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "module", pt->module);
+    cJSON_AddBoolToObject(o, "automatic", pt->automatic);
     cJSON_AddNumberToObject(o, "team_size", pt->team_size);
     cJSON_AddItemToObject(o, "dims", cJSON_CreateIntArray(pt->dims, 3));
     cJSON_AddNumberToObject(o, "k", pt->k);
@@ -641,6 +733,11 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddBoolToObject(o, "modules_agree", pt->modules_agree);
     cJSON_AddNumberToObject(o, "wrong_bytes", (double)pt->wrong_total);
     cJSON_AddBoolToObject(o, "verified", point_passed(pt));
+    if (p->have_model) {
+        cJSON_AddNumberToObject(o, "predicted_s", pt->predicted);
+        cJSON_AddNumberToObject(o, "prediction_error", prediction_error(pt));
+        cJSON_AddBoolToObject(o, "prediction_within_sd", within_one_sd(pt));
+    }
     return o;
 }
 
@@ -655,7 +752,7 @@ static void csv_header(FILE *f)
                 parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i],
                 parts[i], parts[i]);
     fprintf(f, ",messages,bytes_sent,buffer_bytes_peak,buffer_bytes_min,slot_digest,wrong_bytes,"
-               "verified\n");
+               "verified,automatic,predicted_s,prediction_error,prediction_within_sd\n");
 }
 
 static void csv_row(FILE *f, const struct plan *p, int nranks, const struct point *pt)
@@ -669,9 +766,13 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
         fprintf(f, ",%zu,%.9e,%.9e,%.9e,%.9e,%.9e,%.9e,%.6e,%.9e,%.6e", s->n, s->min, s->median,
                 s->mean, s->max, s->variance, s->stddev, s->cv, s->std_error, s->rse);
     }
-    fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d\n", pt->mean_messages, pt->mean_bytes_sent,
+    fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d,%d", pt->mean_messages, pt->mean_bytes_sent,
             pt->buffer_peak_max, pt->slot_bytes_max, (unsigned long long)pt->digest,
-            pt->wrong_total, point_passed(pt));
+            pt->wrong_total, point_passed(pt), pt->automatic);
+    if (p->have_model) /* empty without a model, so that every file has the same columns */
+        fprintf(f, ",%.9e,%.6e,%d\n", pt->predicted, prediction_error(pt), within_one_sd(pt));
+    else
+        fprintf(f, ",,,\n");
 }
 
 static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct results *r,
@@ -766,9 +867,9 @@ static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r,
                 compare_modules(g.pts, g.npoints, p->nmodules);
                 log_info("\ngrid %dx%dx%d of %d boxes, %d rank%s per box:", g.topo.dims[0],
                          g.topo.dims[1], g.topo.dims[2], g.topo.nboxes, c, c == 1 ? "" : "s");
-                print_table_header();
+                print_table_header(p->have_model);
                 for (int i = 0; i < g.npoints; i++)
-                    print_point(&g.pts[i]);
+                    print_point(&g.pts[i], p->have_model);
             }
             if (rc != SB_OK && m.text[0]) log_error("%s", m.text);
             grid_free(&g);

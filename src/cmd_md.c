@@ -22,6 +22,7 @@
 #include "md/md.h"
 #include "md/migrate.h"
 #include "md/neighbor.h"
+#include "model.h"
 #include "../comm/exchange.h"
 #include "../comm/verify.h"
 
@@ -121,7 +122,7 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
         return sb_fail(m, SB_EUSAGE,
                        "exchange.team_size = %d: %d ranks do not split into teams of %d", team,
                        nranks, team);
-    if (team > 1 && strcmp(module, "teamshift"))
+    if (team > 1 && strcmp(module, "teamshift") && strcmp(module, "auto"))
         return sb_fail(m, SB_EUSAGE,
                        "exchange.team_size = %d needs exchange.module = teamshift (the other "
                        "modules use one rank per box)",
@@ -152,6 +153,42 @@ static int choose_k(struct md_run *r, struct sb_msg *m)
                        "the boxes (edge %.4g) are so small that cut-off + skin = %.4g spans "
                        "k = %d > %d layers; accepted: fewer ranks or more md.cells",
                        r->geo.edge[0], r->geo.reach, r->geo.k, EXCHANGE_MAX_K);
+    return SB_OK;
+}
+
+/* exchange.module = auto: the module with the smallest prediction for this
+ * run's grid, k and team size, the payload taken as a whole box's positions
+ * (what ghost_filter = none sends; the slab filter sends less, to every
+ * module alike).  Teams of more than one rank leave Team Shift alone. */
+static int choose_module(struct md_run *r, const struct config *c, struct sb_msg *m)
+{
+    struct hockney h;
+    CHECK(model_load_hockney(c, &h, m));
+    struct model_case mc = {.k = r->geo.k,
+                            .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                            .dims = {r->topo.dims[0], r->topo.dims[1], r->topo.dims[2]},
+                            .team_size = r->topo.team_size,
+                            .bytes = 3.0 * sizeof(double) * 4.0 * r->prm.cells[0] *
+                                     r->prm.cells[1] * r->prm.cells[2] / r->topo.nboxes,
+                            .rendezvous = cfg_bool(c, "model.rendezvous"),
+                            .deliver_all = r->topo.team_size > 1};
+    double best = INFINITY;
+    char line[512];
+    int at = snprintf(line, sizeof line, "md: auto, %.0f bytes per box, k = %d:", mc.bytes, mc.k);
+    for (int i = 0; exchange_modules[i]; i++) {
+        const exchange_ops *ops = exchange_modules[i];
+        if (r->topo.team_size > 1 && !ops->teams) continue;
+        struct model_terms t;
+        mc.module = ops->name;
+        CHECK(model_predict(&h, &mc, &t, m));
+        at +=
+            snprintf(line + at, sizeof line - (size_t)at, " %s %.1f us,", ops->name, t.time * 1e6);
+        if (t.time < best) {
+            best = t.time;
+            r->module = ops->name;
+        }
+    }
+    log_info("%s chosen: %s", line, r->module);
     return SB_OK;
 }
 
@@ -221,7 +258,7 @@ static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
     memset(r->share, 0, n * sizeof *r->share);
     lj_forces(&r->nb, r->xall, r->nown, r->share, r->prm.cutoff, energy, e);
     if (r->topo.team_size == 1) {
-        memcpy(r->p.f, r->share, n * sizeof *r->share);
+        if (n > 0) memcpy(r->p.f, r->share, n * sizeof *r->share);
         return SB_OK;
     }
     if (n > (size_t)2147483647) {
@@ -230,7 +267,7 @@ static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
     }
     CHECK_MPI(MPI_Reduce(leads(r) ? MPI_IN_PLACE : r->share, r->share, (int)n, MPI_DOUBLE, MPI_SUM,
                          0, r->topo.team));
-    if (leads(r)) memcpy(r->p.f, r->share, n * sizeof *r->share);
+    if (leads(r) && n > 0) memcpy(r->p.f, r->share, n * sizeof *r->share);
     return SB_OK;
 }
 
@@ -239,7 +276,8 @@ static void build_lists(struct md_run *r)
     int lo, hi;
     share_of(r, &lo, &hi);
     neighbor_build(&r->nb, r->xall, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach);
-    if (leads(r)) memcpy(r->p.x0, r->p.x, 3 * sizeof(double) * (size_t)r->p.n);
+    if (leads(r) && r->p.n > 0) /* an empty box has no arrays at all */
+        memcpy(r->p.x0, r->p.x, 3 * sizeof(double) * (size_t)r->p.n);
     r->rebuilds++;
 }
 
@@ -345,6 +383,7 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
     CHECK(topology_init(&r->topo, ctx->world, team, dims, m));
     md_geometry_init(&r->geo, &r->prm, &r->topo);
     CHECK(choose_k(r, m));
+    if (!strcmp(r->module, "auto")) CHECK(choose_module(r, ctx->cfg, m));
     r->trim = (struct exchange_trim){.item = 3 * sizeof(double),
                                      .edge = {r->geo.edge[0], r->geo.edge[1], r->geo.edge[2]},
                                      .reach = r->geo.reach};

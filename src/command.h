@@ -27,5 +27,7 @@ struct command {
 
 int cmd_exchange(struct run_ctx *ctx);
 int cmd_md(struct run_ctx *ctx);
+int cmd_pingpong(struct run_ctx *ctx);
+int cmd_model(struct run_ctx *ctx);
 
 #endif

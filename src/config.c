@@ -593,6 +593,11 @@ void cfg_int3(const struct config *c, const char *key, int v[3])
         v[0] = v[1] = v[2] = 0;
 }
 
+bool cfg_is_default(const struct config *c, const char *key)
+{
+    return !strcmp(c->origin[getter_id(key, ~0u)], "default");
+}
+
 bool cfg_all(const struct config *c, const char *key)
 {
     int id = getter_id(key, TYPE(KEY_INT_LIST) | TYPE(KEY_CHOICE_LIST) | TYPE(KEY_DIMS));
@@ -603,18 +608,22 @@ bool cfg_choice_item(const struct config *c, const char *key, int n, char *buf, 
 {
     int id = getter_id(key, TYPE(KEY_CHOICE_LIST));
     if (strcasecmp(c->value[id], "all")) return list_item(c->value[id], n, buf, size);
-    /* "all": the n-th choice */
+    /* "all": the n-th choice, "auto" (a choice made for the user) aside */
     const char *p = config_keys[id].choices;
-    for (int i = 0; i < n; i++) {
-        p = strchr(p, '|');
-        if (!p) return false;
-        p++;
+    for (int i = 0; p;) {
+        size_t len = strcspn(p, "|");
+        if (!(len == 4 && !strncmp(p, "auto", 4))) {
+            if (i == n) {
+                if (len >= size) len = size - 1;
+                memcpy(buf, p, len);
+                buf[len] = '\0';
+                return true;
+            }
+            i++;
+        }
+        p = p[len] ? p + len + 1 : NULL;
     }
-    size_t len = strcspn(p, "|");
-    if (len >= size) len = size - 1;
-    memcpy(buf, p, len);
-    buf[len] = '\0';
-    return true;
+    return false;
 }
 
 void cfg_dims(const struct config *c, const char *key, int dims[3])

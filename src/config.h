@@ -90,6 +90,8 @@ void cfg_dims(const struct config *c, const char *key, int dims[3]);
 const char *cfg_raw(const struct config *c, const char *key);
 /* KEY_INT3: fills v[3]. */
 void cfg_int3(const struct config *c, const char *key, int v[3]);
+/* True when the key still holds its default (no file and no -s set it). */
+bool cfg_is_default(const struct config *c, const char *key);
 /* True when a KEY_INT_LIST, KEY_CHOICE_LIST or KEY_DIMS key says "all". */
 bool cfg_all(const struct config *c, const char *key);
 /* KEY_CHOICE_LIST: the n-th item (0-based) of the list, with "all"

@@ -54,4 +54,10 @@ void *sb_calloc(size_t count, size_t size, const char *what);
 void *sb_realloc(void *p, size_t bytes, const char *what);
 char *sb_strdup(const char *s);
 
+/* Reads a whole text file of at most 1 MiB into a NUL-terminated buffer
+ * (the caller frees it) and stores its length in *len.  On failure returns
+ * NULL with "LABEL: cannot open/read: why; accepted: ACCEPTED" in m. */
+char *sb_read_text(const char *path, const char *label, const char *accepted, size_t *len,
+                   struct sb_msg *m);
+
 #endif

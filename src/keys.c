@@ -9,7 +9,8 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run", "decomp", "exchange", "md", "stats", NULL};
+const char *const config_sections[] = {"run",   "decomp",   "exchange", "md",
+                                       "model", "pingpong", "stats",    NULL};
 
 const struct key_spec config_keys[] = {
     /* [run] ------------------------------------------------------------- */
@@ -23,10 +24,11 @@ const struct key_spec config_keys[] = {
 
     /* [exchange] -------------------------------------------------------- */
     {"exchange", "module", KEY_CHOICE_LIST, "shift", NO_INT, NO_REAL,
-     "shift|shift-isend|teamshift|direct",
+     "shift|shift-isend|teamshift|direct|auto",
      "exchange modules (comm/), compared side by side on the same boxes: shift (MPI_Ssend), "
      "shift-isend (both directions in flight), teamshift (c ranks per box), direct (every "
-     "partner at once)"},
+     "partner at once); auto: the smallest prediction of model.hockney; all: every module "
+     "but auto"},
     {"exchange", "k", KEY_INT_LIST, "1-4", 1, 64, NO_REAL, NULL,
      "layers of neighbour boxes: each box receives the (2k+1)^3 boxes within k (sweep list)"},
     {"exchange", "bytes", KEY_INT_LIST, "10,1000,10000", 0, 1 << 30, NO_REAL, NULL,
@@ -89,6 +91,43 @@ const struct key_spec config_keys[] = {
     {"md", "inject_jump", KEY_INT, "-1", -1, 4611686018427387903LL, NO_REAL, NULL,
      "-1: off; ID: give particle ID a velocity that carries it 2.5 boxes in one step (the run "
      "must stop with exit 3 naming it)"},
+
+    /* [pingpong] -------------------------------------------------------- */
+    {"pingpong", "source", KEY_INT, "0", 0, 1 << 30, NO_REAL, NULL,
+     "the rank that starts every ping-pong and times it"},
+    {"pingpong", "dest", KEY_INT, "1", 0, 1 << 30, NO_REAL, NULL, "the rank that answers"},
+    {"pingpong", "bytes", KEY_INT_LIST, "0,10,100,1000,10000,100000", 0, 1 << 30, NO_REAL, NULL,
+     "message sizes (seed 000 Table 1's by default)"},
+    {"pingpong", "mode", KEY_CHOICE, "ssend", NO_INT, NO_REAL, "ssend|send",
+     "ssend: MPI_Ssend, the rendezvous the Shift uses; send: MPI_Send"},
+    {"pingpong", "npp", KEY_INT, "0", 0, 100000000, NO_REAL, NULL,
+     "ping-pongs per timed loop; 0: chosen per size so that a loop spans res_npp timer "
+     "resolutions (seed 002 sec. 3.3)"},
+    {"pingpong", "res_npp", KEY_REAL, "50", NO_INT, 1.0, 1e9, NULL,
+     "how many timer resolutions a timed loop should span"},
+    {"pingpong", "trials", KEY_INT, "2000", 1, 100000000, NO_REAL, NULL,
+     "timed loops per size, at most"},
+    {"pingpong", "max_seconds", KEY_REAL, "20", NO_INT, 0.01, 1e6, NULL,
+     "stop the timed loops after this long (all sizes together)"},
+    {"pingpong", "warmup", KEY_INT, "100", 0, 100000000, NO_REAL, NULL,
+     "untimed ping-pongs per size first"},
+    {"pingpong", "statistic", KEY_CHOICE, "median", NO_INT, NO_REAL, "median|mean|min|lowest20",
+     "the statistic of each size's times that Hockney's alpha and beta come from; lowest20: "
+     "the mean of the smallest 20 % (seed 000 sec. 6.2.3)"},
+    {"pingpong", "background", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
+     "1: the other ranks exchange 1 MiB messages in pairs meanwhile (seed 000 sec. 6.2.2)"},
+    {"pingpong", "histogram_bins", KEY_INT, "20", 1, 10000, NO_REAL, NULL,
+     "bins of each size's histogram, over [min, cut_coef x median)"},
+
+    /* [model] ----------------------------------------------------------- */
+    {"model", "hockney", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
+     "hockney.json from shiftbox pingpong --out DIR: enables predictions (model, exchange, "
+     "module auto)"},
+    {"model", "rendezvous", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
+     "a rank cannot send and receive at once (MPI_Ssend): the Shift's hops take one message "
+     "time per ring colour (seed 000 Eq. 3)"},
+    {"model", "dims", KEY_INT3, "4,4,4", 1, 1 << 20, NO_REAL, NULL,
+     "shiftbox model: the grid of boxes to predict for"},
 
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,

@@ -156,3 +156,27 @@ char *sb_strdup(const char *s)
     memcpy(p, s, n);
     return p;
 }
+
+char *sb_read_text(const char *path, const char *label, const char *accepted, size_t *len,
+                   struct sb_msg *m)
+{
+    enum { LIMIT = 1 << 20 };
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        sb_fail(m, SB_EUSAGE, "%s: cannot open: %s; accepted: %s", label, strerror(errno),
+                accepted);
+        return NULL;
+    }
+    char *text = sb_malloc(LIMIT + 1, label);
+    size_t n = fread(text, 1, LIMIT + 1, f);
+    const char *why = ferror(f) ? strerror(errno) : n > LIMIT ? "larger than 1 MiB" : NULL;
+    fclose(f);
+    if (why) {
+        sb_fail(m, SB_EUSAGE, "%s: cannot read: %s; accepted: %s", label, why, accepted);
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    *len = n;
+    return text;
+}

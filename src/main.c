@@ -17,7 +17,10 @@
 #include <string.h>
 
 static const char *const md_sections[] = {"run", "decomp", "exchange", "md", NULL};
-static const char *const exchange_sections[] = {"run", "decomp", "exchange", "stats", NULL};
+static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
+                                                "model", "stats",  NULL};
+static const char *const pingpong_sections[] = {"pingpong", "stats", NULL};
+static const char *const model_sections[] = {"exchange", "model", NULL};
 
 static const struct command commands[] = {
     {"md",
@@ -28,6 +31,14 @@ static const struct command commands[] = {
      "sweep modules, grids, team sizes, k and payloads; time, verify every byte, report "
      "statistics",
      exchange_sections, cmd_exchange},
+    {"pingpong",
+     "measure MPI latency and rates between two ranks (seed 002) and fit the Hockney model: "
+     "hockney.json",
+     pingpong_sections, cmd_pingpong},
+    {"model",
+     "predict every module's exchange time from hockney.json (no MPI run needed); the "
+     "Team Shift / Shift trade-off points",
+     model_sections, cmd_model},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 
@@ -81,24 +92,12 @@ static long read_config_text(const char *path, char **text, struct sb_msg *m)
 {
     long len = -1;
     if (log_rank() == 0) {
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            sb_fail(m, SB_EUSAGE,
-                    "-c %s: cannot open: %s; accepted: the path of an INI file "
-                    "(see configs/)",
-                    path, strerror(errno));
-        } else {
-            enum { LIMIT = 1 << 20 };
-            *text = sb_malloc(LIMIT + 1, "the configuration file");
-            size_t n = fread(*text, 1, LIMIT + 1, f);
-            if (ferror(f))
-                sb_fail(m, SB_EUSAGE, "-c %s: cannot read: %s", path, strerror(errno));
-            else if (n > LIMIT)
-                sb_fail(m, SB_EUSAGE, "-c %s: larger than 1 MiB; accepted: an INI file", path);
-            else
-                len = (long)n;
-            fclose(f);
-        }
+        char label[1100];
+        snprintf(label, sizeof label, "-c %s", path);
+        size_t n;
+        *text = sb_read_text(path, label, "the path of an INI file of at most 1 MiB (see configs/)",
+                             &n, m);
+        if (*text) len = (long)n;
     }
     MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (len < 0) return -1;
@@ -187,7 +186,8 @@ static int run(int argc, char **argv)
     if (a.help || !cmd) {
         print_help(cmd);
         if (!cmd && !a.help)
-            log_error("no command given; accepted: md, exchange (shiftbox --help)");
+            log_error(
+                "no command given; accepted: md, exchange, pingpong, model (shiftbox --help)");
         return a.help ? SB_OK : SB_EUSAGE;
     }
 

@@ -150,6 +150,9 @@ expect "choice out of the list" 2 'exchange.payload' 'uniform\|varied' -- \
 expect "-s without a value" 2 'section.key=value' -- "$SHIFTBOX" exchange -s exchange.k
 expect "missing config file" 2 '-c /nonexistent/x.ini: cannot open' -- \
     "$SHIFTBOX" exchange -c /nonexistent/x.ini
+head -c 1100000 /dev/zero | tr '\0' ';' >"$TEST_TMP/huge.ini"
+expect "config file over 1 MiB" 2 'huge.ini: cannot read: larger than 1 MiB' -- \
+    "$SHIFTBOX" exchange -c "$TEST_TMP/huge.ini"
 printf '[exchange]\nk = 1\nrepetitons = 3\n' >"$TEST_TMP/typo.ini"
 expect "config file: line and key named" 2 'typo.ini:3: exchange.repetitons: unknown key' \
     "did you mean 'exchange.repetitions'" -- "$SHIFTBOX" exchange -c "$TEST_TMP/typo.ini"

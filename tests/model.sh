@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Ping-pong, the Hockney fit, the cost models, predictions beside
+# measurements, and exchange.module = auto.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PP=$TEST_TMP/pp
+
+# ---- pingpong ------------------------------------------------------------------------
+expect "pingpong on 2 ranks writes hockney.json" 0 'alpha = [0-9.]+ us' 'verified: true' -- \
+    timeout 120 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong --out "$PP"
+expect "hockney.json: alpha > 0, beta > 0; summary with seed 002's statistics" 0 -- \
+    $PY - "$PP" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+h = json.load(open(f"{d}/hockney.json"))
+assert h["alpha_s"] > 0 and h["segments"][-1]["beta_s_per_byte"] > 0, h
+assert [p["bytes"] for p in h["per_size"]] == [0, 10, 100, 1000, 10000, 100000]
+# beta per load, (t(m) - alpha) / m: noise can tip it below zero for a few bytes
+assert all("beta_s_per_byte" in p for p in h["per_size"] if p["bytes"] > 0)
+assert all(p["beta_s_per_byte"] > 0 for p in h["per_size"] if p["bytes"] >= 10000)
+assert h["environment"]["mpi_library"] and h["statistic"] == "median"
+s = json.load(open(f"{d}/summary.json"))
+assert s["command"] == "pingpong" and len(s["sizes"]) == 6
+for z in s["sizes"]:
+    for part in ("one_way_s", "filtered_one_way_s"):
+        assert {"min", "median", "mean", "max", "variance", "stddev", "cv", "std_error",
+                "rse"} <= set(z[part])
+    assert z["npp"] >= 1 and z["one_way_s"]["n"] >= 100
+    assert sum(z["histogram"]["counts"]) + z["histogram"]["above"] == z["one_way_s"]["n"]
+    assert set(z["rate_mb_per_s"]) == {"from_min", "from_median", "from_mean"}
+PYEOF
+expect "pingpong: MPI_Send, a fixed npp, the lowest 20 %" 0 'MPI_Send' 'lowest20' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.mode=send -s pingpong.npp=3 \
+    -s pingpong.statistic=lowest20 -s pingpong.max_seconds=1 -s pingpong.bytes=0,100,10000
+expect "pingpong with background traffic on 4 ranks" 0 'sending 1 MiB in pairs' \
+    'verified: true' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" pingpong -s pingpong.background=1 -s pingpong.dest=3 \
+    -s pingpong.max_seconds=1 -s pingpong.trials=50 -s pingpong.bytes=0,1000,100000
+expect "pingpong needs two ranks" 2 'pingpong needs 2 ranks' -- "$SHIFTBOX" pingpong
+expect "pingpong: source and dest differ" 2 'pingpong.source = 1, pingpong.dest = 1' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.source=1
+expect "pingpong: sizes must rise" 2 'pingpong.bytes = 100,10: accepted: rising sizes' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.bytes=100,10
+
+# ---- model -----------------------------------------------------------------------------
+expect "model: the table k x module and the trade-off points" 0 \
+    'predicted time per exchange' 'teamshift\(c=2\)' 'trade-off' 'c = 2 +100 bytes' -- \
+    "$SHIFTBOX" model -s model.hockney="$PP/hockney.json" -s exchange.k=1-10 \
+    -s exchange.module=all -s exchange.team_size=1,2,4 -s exchange.bytes=100,10000
+table2() {
+    "$SHIFTBOX" model -s model.hockney="$ROOT/tests/data/werner-table1.json" \
+        -s model.dims=64,1,1 -s exchange.phases=x -s exchange.module=shift -s exchange.k=1-10 \
+        -s exchange.bytes=10,100,1000,10000,100000 --out "$TEST_TMP/table2" >/dev/null || return
+    $PY - "$TEST_TMP/table2/model.csv" <<'PYEOF'
+import csv, sys
+table = {  # seed 000 Tables 2-6, predicted latency, ns
+    10: [8937, 17873, 26810, 35746, 44683, 53619, 62556, 71492, 80429, 89366],
+    100: [10745, 21489, 32234, 42978, 53723, 64467, 75212, 85956, 96701, 107446],
+    1000: [11526, 23051, 34577, 46103, 57628, 69154, 80679, 92205, 103731, 115256],
+    10000: [19233, 38465, 57698, 76931, 96163, 115396, 134629, 153861, 173094, 192327],
+    100000: [60219, 120438, 180657, 240877, 301096, 361315, 421534, 481753, 541972, 602192]}
+worst = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    want = table[int(r["bytes"])][int(r["k"]) - 1] * 1e-9
+    worst = max(worst, abs(float(r["predicted_s"]) - want) / want)
+print(f"worst relative error against seed 000 Tables 2-6: {worst:.2e}")
+sys.exit(worst > 1e-3)
+PYEOF
+}
+expect "model reproduces seed 000 Tables 2-6 from its Table 1 (0.1 %)" 0 'worst relative' -- table2
+expect "model without model.hockney" 2 'model.hockney is not set' -- "$SHIFTBOX" model
+expect "model with a missing file" 2 'model.hockney = /nonexistent.json: cannot open' -- \
+    "$SHIFTBOX" model -s model.hockney=/nonexistent.json
+echo '{"per_size": [{"bytes": 0, "time_s": 1e-6}]}' >"$TEST_TMP/one.json"
+expect "model with a file of one size" 2 'needs per_size' -- \
+    "$SHIFTBOX" model -s model.hockney="$TEST_TMP/one.json"
+expect "model: team_size = all has no ranks to divide" 2 'exchange.team_size = all' -- \
+    "$SHIFTBOX" model -s model.hockney="$PP/hockney.json" -s exchange.team_size=all
+
+# ---- predictions beside measurements, and auto ------------------------------------------
+expect "exchange with model.hockney: predicted time, error, within one sd" 0 'pred_us' \
+    'verified: true' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=shift,auto -s exchange.k=1-2 \
+    -s exchange.bytes=100,10000 -s exchange.repetitions=20 -s model.hockney="$PP/hockney.json" \
+    --out "$TEST_TMP/pred"
+expect "summary and CSV carry the predictions; auto chose a module" 0 -- \
+    $PY - "$TEST_TMP/pred" <<'PYEOF'
+import csv, json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/summary.json"))
+auto = [p for p in s["points"] if p["automatic"]]
+assert len(auto) == 4 and all(p["module"] in ("shift", "shift-isend", "teamshift", "direct")
+                              for p in auto)
+for p in s["points"]:
+    assert p["predicted_s"] > 0 and "prediction_error" in p and "prediction_within_sd" in p
+rows = list(csv.DictReader(open(f"{d}/exchange.csv")))
+assert all(float(r["predicted_s"]) > 0 and r["automatic"] in "01" for r in rows)
+PYEOF
+expect "plot_model.py draws measured against predicted" 0 'model-2x1x1-c1-uniform.png' -- \
+    $PY "$ROOT/tools/plot_model.py" "$TEST_TMP/pred/exchange.csv" --out "$TEST_TMP/plots"
+expect "auto without model.hockney" 2 'exchange.module = auto needs model.hockney' -- \
+    "$SHIFTBOX" exchange -s exchange.module=auto
+expect "md with auto chooses a module and runs" 0 'md: auto, .* chosen: ' 'verified: true' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=5,5,5 -s md.steps=20 -s exchange.module=auto \
+    -s model.hockney="$PP/hockney.json"
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]

@@ -1,0 +1,209 @@
+/* The Hockney model and the cost models: seed 000's Tables 2-6 reproduced
+ * from its Table 1, the fit recovering known parameters (and the protocol
+ * break), and the ping-pong helpers of seed 002. */
+#include "cmocka_prelude.h"
+#include "../comm/exchange.h"
+#include "../src/hockney.h"
+#include "../src/model.h"
+#include "../src/pingpong.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Seed 000 Table 1: the 0-byte time is alpha; beta rounds, so the times
+ * themselves stand for alpha + beta m (ns). */
+static const double table1_bytes[] = {0, 10, 100, 1000, 10000, 100000};
+static const double table1_ns[] = {2122, 2234, 2686, 2881, 4808, 15055};
+
+/* Seed 000 Tables 2-6, the predicted column, k = 1..10, ns. */
+static const struct {
+    double bytes;
+    double ns[10];
+} predicted[] = {
+    {10, {8937, 17873, 26810, 35746, 44683, 53619, 62556, 71492, 80429, 89366}},
+    {100, {10745, 21489, 32234, 42978, 53723, 64467, 75212, 85956, 96701, 107446}},
+    {1000, {11526, 23051, 34577, 46103, 57628, 69154, 80679, 92205, 103731, 115256}},
+    {10000, {19233, 38465, 57698, 76931, 96163, 115396, 134629, 153861, 173094, 192327}},
+    {100000, {60219, 120438, 180657, 240877, 301096, 361315, 421534, 481753, 541972, 602192}},
+};
+
+static void table1(struct hockney *h)
+{
+    memset(h, 0, sizeof *h);
+    for (int i = 0; i < 6; i++)
+        h->point[h->npoints++] = (struct hockney_point){table1_bytes[i], table1_ns[i] * 1e-9};
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(h, &m), SB_OK);
+}
+
+static void test_seed000_tables_2_to_6(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    assert_true(fabs(h.alpha - 2122e-9) < 1e-15);
+    double worst = 0;
+    for (size_t t = 0; t < sizeof predicted / sizeof predicted[0]; t++) {
+        for (int k = 1; k <= 10; k++) {
+            /* the 1D Shift of seed 000 sec. 4: 64 nodes in a row, rendezvous */
+            struct model_case c = {.module = "shift",
+                                   .k = k,
+                                   .phases = PHASE_X,
+                                   .dims = {64, 1, 1},
+                                   .team_size = 1,
+                                   .bytes = predicted[t].bytes,
+                                   .rendezvous = true};
+            struct model_terms out;
+            assert_int_equal(model_predict(&h, &c, &out, NULL), SB_OK);
+            double want = predicted[t].ns[k - 1] * 1e-9;
+            double err = fabs(out.time - want) / want;
+            if (err > worst) worst = err;
+            if (err > 1e-3)
+                fail_msg("m1 = %g, k = %d: %.0f ns predicted, Table says %.0f", predicted[t].bytes,
+                         k, out.time * 1e9, want * 1e9);
+            assert_true(fabs(model_shift_1d(&h, k, predicted[t].bytes, true) - out.time) < 1e-15);
+            assert_int_equal((int)out.messages, 2 * 2 * k);
+        }
+    }
+    print_message("seed 000 Tables 2-6: worst relative error %.2e\n", worst);
+
+    /* The check can fail: a Table 1 off by 0.5 % misses Table 2 by more than 0.1 %. */
+    h.point[3].time *= 1.005;
+    struct model_case c = {.module = "shift",
+                           .k = 3,
+                           .phases = PHASE_X,
+                           .dims = {64, 1, 1},
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
+    struct model_terms out;
+    model_predict(&h, &c, &out, NULL);
+    assert_true(fabs(out.time - 34577e-9) / 34577e-9 > 1e-3);
+}
+
+static void test_fit_recovers_a_line(void **state)
+{
+    (void)state;
+    struct hockney h = {0};
+    const double alpha = 1.5e-6, beta = 0.25e-9;
+    const double sizes[] = {0, 8, 64, 512, 4096, 32768, 262144};
+    for (int i = 0; i < 7; i++)
+        h.point[h.npoints++] = (struct hockney_point){sizes[i], alpha + beta * sizes[i]};
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_int_equal(h.nsegments, 1);
+    assert_true(fabs(h.segment[0].alpha - alpha) / alpha < 1e-9);
+    assert_true(fabs(h.segment[0].beta - beta) / beta < 1e-9);
+    assert_true(fabs(hockney_time(&h, 1000) - (alpha + beta * 1000)) < 1e-15);
+}
+
+/* Two protocols: cheap eager messages up to 4 KiB, a rendezvous with a
+ * larger start-up but a higher bandwidth above. */
+static void test_fit_finds_the_protocol_break(void **state)
+{
+    (void)state;
+    struct hockney h = {0};
+    const double sizes[] = {0, 16, 256, 1024, 4096, 8192, 65536, 524288};
+    for (int i = 0; i < 8; i++) {
+        double t = sizes[i] <= 4096 ? 0.4e-6 + 0.5e-9 * sizes[i] : 3e-6 + 0.1e-9 * sizes[i];
+        h.point[h.npoints++] = (struct hockney_point){sizes[i], t};
+    }
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_int_equal(h.nsegments, 2);
+    assert_true(h.segment[0].to == 4096 && h.segment[1].from == 8192);
+    assert_true(fabs(h.segment[0].alpha - 0.4e-6) < 1e-15);
+    assert_true(fabs(h.segment[1].beta - 0.1e-9) < 1e-18);
+    /* off the measured sizes, each side's line */
+    assert_true(fabs(hockney_time(&h, 2000) - (0.4e-6 + 0.5e-9 * 2000)) < 1e-15);
+    assert_true(fabs(hockney_time(&h, 100000) - (3e-6 + 0.1e-9 * 100000)) < 1e-15);
+    /* a straight line is not split: one point off by 1 % is noise */
+    h.npoints = 0;
+    for (int i = 0; i < 8; i++)
+        h.point[h.npoints++] =
+            (struct hockney_point){sizes[i], (1e-6 + 1e-10 * sizes[i]) * (i == 3 ? 1.01 : 1.0)};
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_int_equal(h.nsegments, 1);
+    /* bad input is refused */
+    h.point[2].time = 0;
+    assert_int_equal(hockney_fit(&h, &m), SB_EUSAGE);
+}
+
+static void test_seed002_helpers(void **state)
+{
+    (void)state;
+    /* seed 002 sec. 3.3's example: res 1 us, 2 us a ping-pong, res_npp 50 -> 25 */
+    assert_int_equal(pingpong_npp(50, 1e-6, 2e-6), 25);
+    assert_int_equal(pingpong_npp(50, 29e-9, 2e-6), 1); /* a fine timer: 0.7 -> 1 */
+    assert_int_equal(pingpong_npp(50, 1e-6, 0.3e-6), 167);
+    assert_int_equal(pingpong_npp(50, 1e-6, 0.0), 1);
+    const double x[] = {5, 1, 4, 2, 3, 10, 9, 8, 7, 6};
+    assert_true(mean_of_lowest(x, 10, 0.2) == 1.5);  /* the 2 smallest */
+    assert_true(mean_of_lowest(x, 10, 0.01) == 1.0); /* at least one */
+    long counts[4], above;
+    histogram(x, 10, 1.0, 9.0, 4, counts, &above); /* bins of 2 over [1, 9) */
+    assert_int_equal(counts[0], 2);                /* 1, 2 */
+    assert_int_equal(counts[1], 2);                /* 3, 4 */
+    assert_int_equal(counts[3], 2);                /* 7, 8 */
+    assert_int_equal(above, 2);                    /* 9, 10 */
+}
+
+static void test_module_models(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    struct model_case c = {.k = 2,
+                           .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                           .dims = {4, 4, 4},
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
+    struct model_terms shift, isend, team1, direct;
+    c.module = "shift";
+    model_predict(&h, &c, &shift, NULL);
+    c.module = "shift-isend";
+    model_predict(&h, &c, &isend, NULL);
+    c.module = "teamshift";
+    model_predict(&h, &c, &team1, NULL);
+    c.module = "direct";
+    model_predict(&h, &c, &direct, NULL);
+    /* messages on the critical path: 3 phases x 2k hops x 2 turns; k steps;
+       skew + 2k steps per phase; every partner but the box itself */
+    assert_int_equal((int)shift.messages, 3 * 2 * 2 * 2);
+    assert_int_equal((int)isend.messages, 3 * 2);
+    assert_int_equal((int)team1.messages, 3 * (1 + 2 * 2));
+    assert_int_equal((int)direct.messages, 5 * 5 * 5 - 1);
+    /* an odd ring takes three turns per hop */
+    c.module = "shift";
+    c.dims[0] = 5;
+    struct model_terms odd;
+    model_predict(&h, &c, &odd, NULL);
+    assert_int_equal((int)odd.messages, 2 * 2 * 3 + 2 * (2 * 2 * 2));
+    /* a ring of one copies: no messages in that phase */
+    c.dims[0] = 1;
+    model_predict(&h, &c, &odd, NULL);
+    assert_int_equal((int)odd.messages, 2 * (2 * 2 * 2));
+    /* teams of 4: log2 4 = 2 broadcast rounds, skew + ceil(5/4) - 1 = 1 step,
+       3 members' blocks gathered, per phase */
+    c.dims[0] = 4;
+    c.module = "teamshift";
+    c.team_size = 4;
+    struct model_terms team4;
+    model_predict(&h, &c, &team4, NULL);
+    assert_int_equal((int)team4.messages, 3 * (2 + 2 + 3));
+    c.module = "nosuch";
+    assert_int_equal(model_predict(&h, &c, &team4, NULL), SB_EUSAGE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed000_tables_2_to_6),
+        cmocka_unit_test(test_fit_recovers_a_line),
+        cmocka_unit_test(test_fit_finds_the_protocol_break),
+        cmocka_unit_test(test_seed002_helpers),
+        cmocka_unit_test(test_module_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
