@@ -77,7 +77,7 @@ NVFLAGS  = -std=c++17 -O2 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-Werror
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 
 # ---- sources ------------------------------------------------------------------
-SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard comm/*.c)
+SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard comm/*.c)
 ifneq ($(NVCC),)
 GPU_SRC  := gpu/device_cuda.cu
 GPU_OBJ  := $(BUILD)/obj/gpu/device_cuda.o

@@ -45,10 +45,13 @@ int parse_args(int argc, char **argv, struct args *a, struct sb_msg *m)
         } else if ((got = option_value(argc, argv, &i, "-o", "--out", &value, m)) != 0) {
             if (got < 0) return SB_EUSAGE;
             a->out_dir = value;
+        } else if ((got = option_value(argc, argv, &i, "--restart", "--restart", &value, m)) != 0) {
+            if (got < 0) return SB_EUSAGE;
+            a->restart = value;
         } else if (arg[0] == '-') {
             return sb_fail(m, SB_EUSAGE,
                            "unknown option '%s'; accepted: -c FILE, -s section.key=value, "
-                           "--out DIR, --help, --version",
+                           "--out DIR, --restart FILE, --help, --version",
                            arg);
         } else if (!a->command) {
             a->command = arg;

@@ -1,4 +1,5 @@
-/* The command line: shiftbox COMMAND [-c FILE] [-s section.key=value ...] [--out DIR]. */
+/* The command line: shiftbox COMMAND [-c FILE] [-s section.key=value ...] [--out DIR]
+ * [--restart FILE]. */
 #ifndef SB_ARGS_H
 #define SB_ARGS_H
 
@@ -14,6 +15,7 @@ struct args {
     const char *overrides[ARGS_MAX_OVERRIDES];
     int noverrides;
     const char *out_dir;
+    const char *restart; /* --restart FILE: checkpoint.restart */
     bool help;
     bool version;
 };

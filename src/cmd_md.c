@@ -22,17 +22,30 @@
 #include "md/md.h"
 #include "md/migrate.h"
 #include "md/neighbor.h"
+#include "md/state.h"
+#include "checkpoint/checkpoint.h"
 #include "model.h"
 #include "../comm/exchange.h"
 #include "../comm/verify.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum segment { T_EXCHANGE, T_FORCE, T_NEIGHBOR, T_INTEGRATE, T_MIGRATE, T_OTHER, NSEGMENTS };
-static const char *const segment_names[NSEGMENTS] = {"exchange",  "force",   "neighbor",
-                                                     "integrate", "migrate", "other"};
+enum segment {
+    T_EXCHANGE,
+    T_FORCE,
+    T_NEIGHBOR,
+    T_INTEGRATE,
+    T_MIGRATE,
+    T_CHECKPOINT,
+    T_OTHER,
+    NSEGMENTS
+};
+static const char *const segment_names[NSEGMENTS] = {
+    "exchange", "force", "neighbor", "integrate", "migrate", "checkpoint", "other"};
 
 struct thermo {
     long step;
@@ -65,6 +78,15 @@ struct md_run {
     long long bytes_sent; /* over all steps, this rank */
     struct thermo *history;
     int nhistory, cap_history;
+    /* checkpoints */
+    long start;        /* the first step: 0, or the checkpoint's */
+    double conserved0; /* the conserved energy per atom at step 0 */
+    struct checkpoint_plan ckpt;
+    struct md_state_info info;
+    char *config_text;
+    bool restarted;
+    const char *ckpt_source; /* checkpoint.restart */
+    struct md_restart restart;
 };
 
 static bool leads(const struct md_run *r)
@@ -345,6 +367,50 @@ static bool thermo_step(const struct md_run *r, long step)
     return step == 0 || step == r->prm.steps || (r->prm.thermo > 0 && step % r->prm.thermo == 0);
 }
 
+/* The ghosts, lists, forces and energies of the first step.  After a
+ * restart on the same decomposition, the lists are those of the last build
+ * before the checkpoint, built again from the positions of then, and
+ * today's positions travel along the ghosts chosen then: the very sums of
+ * the uninterrupted run.  Elsewhere they are built from the positions. */
+static int start_run(struct md_run *r)
+{
+    int rc = SB_OK;
+    if (r->restarted && r->restart.exact) {
+        size_t bytes = 3 * sizeof(double) * (size_t)(leads(r) ? r->p.n : 0);
+        double *now = sb_malloc(bytes + 1, "positions");
+        if (bytes > 0) {
+            memcpy(now, r->p.x, bytes);
+            memcpy(r->p.x, r->p.x0, bytes);
+        }
+        rc = exchange_positions(r, true);
+        if (rc == SB_OK) build_lists(r);
+        if (bytes > 0) memcpy(r->p.x, now, bytes);
+        free(now);
+        if (rc == SB_OK) rc = exchange_positions(r, false);
+    } else {
+        if (r->restarted && leads(r)) particles_sort(&r->p, &r->geo, r->geo.reach / 2);
+        rc = exchange_positions(r, true);
+        if (rc == SB_OK) build_lists(r);
+    }
+    struct md_energy e = {0, 0, 0};
+    if (rc == SB_OK) rc = compute_forces(r, true, &e);
+    if (rc == SB_OK) rc = measure(r, r->start, &e);
+    return rc;
+}
+
+/* The state after `step` into a checkpoint file (DESIGN.md "Checkpoint"). */
+static int write_checkpoint(struct md_run *r, long step, struct sb_msg *m)
+{
+    char path[PATH_MAX];
+    checkpoint_path(&r->ckpt, "md", step, path, sizeof path);
+    double started = MPI_Wtime();
+    CHECK(md_state_save(path, &r->info, &r->p, step, r->conserved0, checkpoint_abort_now(&r->ckpt),
+                        m));
+    CHECK(checkpoint_commit(&r->ckpt, path, started, m));
+    charge(r, T_CHECKPOINT);
+    return SB_OK;
+}
+
 /* One step of velocity Verlet. */
 static int step_once(struct md_run *r, long step)
 {
@@ -376,9 +442,62 @@ static int step_once(struct md_run *r, long step)
 
 /* ---- set-up and results ---------------------------------------------------------- */
 
+/* The lattice, and velocities from the seed: step 0. */
+static int initial_state(struct md_run *r)
+{
+    if (leads(r)) {
+        r->natoms = md_lattice(&r->p, &r->prm, &r->geo, &r->topo);
+        CHECK(md_velocities(&r->p, &r->prm, r->natoms, r->topo.leaders));
+        for (int i = 0; r->prm.jump_id >= 0 && i < r->p.n; i++)
+            if (r->p.id[i] == r->prm.jump_id) /* carried 2.5 boxes in one step */
+                r->p.v[3 * i] = 2.5 * r->geo.edge[0] / r->prm.dt;
+    }
+    CHECK_MPI(MPI_Bcast(&r->natoms, 1, MPI_LONG_LONG, 0, r->topo.comm));
+    return SB_OK;
+}
+
+/* The state of a checkpoint's step (checkpoint.restart). */
+static int load_checkpoint(struct md_run *r, const char *path, struct sb_msg *m)
+{
+    struct md_restart *s = &r->restart;
+    CHECK(md_state_load(path, &r->info, &r->p, s, m));
+    if (s->step > r->prm.steps)
+        return sb_fail(m, SB_EUSAGE,
+                       "md.steps = %ld ends before the checkpoint's step %ld; accepted: md.steps "
+                       ">= %ld (the run continues from the checkpoint to step md.steps)",
+                       r->prm.steps, s->step, s->step);
+    r->restarted = true;
+    r->ckpt_source = path;
+    r->start = s->step;
+    r->natoms = s->natoms;
+    r->conserved0 = s->conserved0;
+    log_info("\nrestart: %s, step %ld, written by %d rank%s on grid %dx%dx%d (module %s); %s", path,
+             s->step, s->ranks, s->ranks == 1 ? "" : "s", s->dims[0], s->dims[1], s->dims[2],
+             s->module,
+             s->exact ? "the same grid of boxes: the lists of the last build restored (bit for "
+                        "bit with the same team size)"
+                      : "particles redistributed to this grid, lists rebuilt (energies agree to "
+                        "rounding)");
+    log_info("restart: %.1f MB read in %.3f s (%.0f MB/s)", s->bytes / 1e6, s->seconds,
+             s->seconds > 0 ? s->bytes / 1e6 / s->seconds : 0.0);
+    return SB_OK;
+}
+
+/* The resolved configuration as INI text, for the checkpoint. */
+static char *resolved_configuration(const struct run_ctx *ctx)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return sb_strdup("");
+    config_write_ini(ctx->cfg, ctx->cmd->sections, f);
+    fclose(f);
+    return text;
+}
+
 static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
 {
-    int dims[3], team;
+    int dims[3], team = 1;
     CHECK(read_params(r, ctx->cfg, ctx->nranks, dims, &team, m));
     CHECK(topology_init(&r->topo, ctx->world, team, dims, m));
     md_geometry_init(&r->geo, &r->prm, &r->topo);
@@ -394,15 +513,17 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
                               .trim = r->prm.trim ? &r->trim : NULL};
     CHECK(exchange_create(&r->x, r->module, &r->topo, &o, m));
     slots_init(&r->slots, r->x.kdim);
-    if (leads(r)) {
-        r->natoms = md_lattice(&r->p, &r->prm, &r->geo, &r->topo);
-        CHECK(md_velocities(&r->p, &r->prm, r->natoms, r->topo.leaders));
-        for (int i = 0; r->prm.jump_id >= 0 && i < r->p.n; i++)
-            if (r->p.id[i] == r->prm.jump_id) /* carried 2.5 boxes in one step */
-                r->p.v[3 * i] = 2.5 * r->geo.edge[0] / r->prm.dt;
-    }
-    CHECK_MPI(MPI_Bcast(&r->natoms, 1, MPI_LONG_LONG, 0, r->topo.comm));
-    return SB_OK;
+    r->config_text = resolved_configuration(ctx);
+    r->info =
+        (struct md_state_info){.prm = &r->prm,
+                               .geo = &r->geo,
+                               .topo = &r->topo,
+                               .module = r->module,
+                               .config_text = r->config_text,
+                               .units = !strcmp(cfg_text(ctx->cfg, "checkpoint.units"), "reduced")};
+    const char *restart = cfg_text(ctx->cfg, "checkpoint.restart");
+    CHECK(restart[0] ? load_checkpoint(r, restart, m) : initial_state(r));
+    return checkpoint_plan_init(&r->ckpt, ctx->cfg, ctx->out_dir, r->topo.comm, m);
 }
 
 static void run_free(struct md_run *r)
@@ -414,23 +535,27 @@ static void run_free(struct md_run *r)
     free(r->xall);
     free(r->share);
     free(r->history);
+    free(r->config_text);
+    checkpoint_plan_free(&r->ckpt);
     topology_free(&r->topo);
 }
 
-/* Every particle's absolute position, in id order, hashed on rank 0: the
- * same bits give the same digest. */
-static int position_digest(struct md_run *r, uint64_t *digest)
+/* Every particle's absolute position and its velocity, in id order, hashed
+ * on rank 0: the same bits give the same digests. */
+static int state_digests(struct md_run *r, uint64_t digest[2])
 {
     struct site {
         int64_t id;
-        double x[3];
+        double x[3], v[3];
     };
     int n = leads(r) ? r->p.n : 0;
     struct site *mine = sb_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine, "sites");
     for (int i = 0; i < n; i++) {
         mine[i].id = r->p.id[i];
-        for (int d = 0; d < 3; d++)
+        for (int d = 0; d < 3; d++) {
             mine[i].x[d] = r->geo.corner[d] + r->p.x[3 * i + d];
+            mine[i].v[d] = r->p.v[3 * i + d];
+        }
     }
     const struct topology *t = &r->topo;
     int *counts = NULL, *displs = NULL;
@@ -456,10 +581,13 @@ static int position_digest(struct md_run *r, uint64_t *digest)
         struct site *sorted = sb_malloc((size_t)(sites > 0 ? sites : 1) * sizeof *sorted, "sites");
         for (long i = 0; i < sites; i++) /* ids are 0..N-1: place each at its id */
             if (all[i].id >= 0 && all[i].id < sites) sorted[all[i].id] = all[i];
-        *digest = splitmix64((uint64_t)sites);
-        for (long i = 0; i < sites; i++)
-            *digest = hash_fold(*digest,
-                                slot_hash((const unsigned char *)sorted[i].x, sizeof sorted[i].x));
+        digest[0] = digest[1] = splitmix64((uint64_t)sites);
+        for (long i = 0; i < sites; i++) {
+            digest[0] = hash_fold(
+                digest[0], slot_hash((const unsigned char *)sorted[i].x, sizeof sorted[i].x));
+            digest[1] = hash_fold(
+                digest[1], slot_hash((const unsigned char *)sorted[i].v, sizeof sorted[i].v));
+        }
         free(sorted);
     }
     free(mine);
@@ -502,10 +630,26 @@ struct md_results {
     double drift, loop, rate;
     long long count;
     bool verified;
-    uint64_t digest;
+    uint64_t digest[2];           /* positions, velocities */
     double bytes_mean, bytes_max; /* sent per step per working rank */
     struct segment_stats seg[NSEGMENTS];
 };
+
+static cJSON *restart_json(const struct md_run *r)
+{
+    const struct md_restart *s = &r->restart;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", r->ckpt_source);
+    cJSON_AddNumberToObject(o, "step", (double)s->step);
+    cJSON_AddBoolToObject(o, "exact", s->exact);
+    cJSON_AddNumberToObject(o, "written_by_ranks", s->ranks);
+    cJSON_AddItemToObject(o, "written_on_dims", cJSON_CreateIntArray(s->dims, 3));
+    cJSON_AddNumberToObject(o, "written_with_team_size", s->team_size);
+    cJSON_AddStringToObject(o, "written_with_module", s->module);
+    cJSON_AddNumberToObject(o, "bytes", s->bytes);
+    cJSON_AddNumberToObject(o, "read_seconds", s->seconds);
+    return o;
+}
 
 static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_results *res,
                          int exit_code)
@@ -542,8 +686,18 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
         cJSON_AddNumberToObject(t, "max", res->seg[s].max);
     }
     char digest[20];
-    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)res->digest);
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)res->digest[0]);
     cJSON_AddStringToObject(o, "position_digest", digest);
+    snprintf(digest, sizeof digest, "%016llx", (unsigned long long)res->digest[1]);
+    cJSON_AddStringToObject(o, "velocity_digest", digest);
+    cJSON_AddNumberToObject(o, "start_step", (double)r->start);
+    cJSON_AddNumberToObject(o, "conserved_energy_at_step_0", r->conserved0);
+    if (r->restarted) cJSON_AddItemToObject(o, "restart", restart_json(r));
+    cJSON *ck = cJSON_AddObjectToObject(o, "checkpoints");
+    cJSON_AddNumberToObject(ck, "written", r->ckpt.count);
+    cJSON_AddNumberToObject(ck, "bytes", r->ckpt.bytes);
+    cJSON_AddNumberToObject(ck, "seconds", r->ckpt.seconds);
+    cJSON_AddStringToObject(ck, "dir", r->ckpt.dir);
     CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
 
     struct report_text csv;
@@ -562,17 +716,18 @@ static int results(struct md_run *r, double loop, struct md_results *res)
     long long count = leads(r) ? r->p.n : 0;
     CHECK_MPI(MPI_Allreduce(&count, &res->count, 1, MPI_LONG_LONG, MPI_SUM, r->topo.comm));
     CHECK_MPI(MPI_Allreduce(&loop, &res->loop, 1, MPI_DOUBLE, MPI_MAX, r->topo.comm));
-    double steps = r->prm.steps > 0 ? (double)r->prm.steps : 1.0;
+    const long run = r->prm.steps - r->start; /* the steps this run took */
+    double steps = run > 0 ? (double)run : 1.0;
     double sent[2] = {(double)r->bytes_sent / steps, r->x.idle ? 0.0 : 1.0}, sums[2], most;
     CHECK_MPI(MPI_Allreduce(sent, sums, 2, MPI_DOUBLE, MPI_SUM, r->topo.comm));
     CHECK_MPI(MPI_Allreduce(sent, &most, 1, MPI_DOUBLE, MPI_MAX, r->topo.comm));
     res->bytes_mean = sums[0] / sums[1];
     res->bytes_max = most;
     CHECK(segment_spread(r, res->seg));
-    CHECK(position_digest(r, &res->digest));
-    const struct thermo *first = &r->history[0], *last = &r->history[r->nhistory - 1];
-    res->drift = (last->conserved - first->conserved) / fabs(first->conserved);
-    res->rate = res->loop > 0 ? (double)r->natoms * (double)r->prm.steps / res->loop : 0.0;
+    CHECK(state_digests(r, res->digest));
+    const struct thermo *last = &r->history[r->nhistory - 1];
+    res->drift = (last->conserved - r->conserved0) / fabs(r->conserved0);
+    res->rate = res->loop > 0 ? (double)r->natoms * (double)run / res->loop : 0.0;
     res->verified = fabs(res->drift) <= r->prm.drift_bound && res->count == r->natoms;
     return SB_OK;
 }
@@ -617,23 +772,23 @@ int cmd_md(struct run_ctx *ctx)
              r.prm.trim ? "trimmed per hop (slab)" : "whole");
     log_info("%8s %12s %14s %14s %14s %12s", "step", "temperature", "potential", "kinetic", "total",
              "pressure");
-    /* step 0: ghosts, lists, forces, thermo */
-    rc = exchange_positions(&r, true);
-    if (rc == SB_OK) {
-        build_lists(&r);
-        struct md_energy e = {0, 0, 0};
-        rc = compute_forces(&r, true, &e);
-        if (rc == SB_OK) rc = measure(&r, 0, &e);
-    }
+    rc = start_run(&r);
+    if (rc == SB_OK && !r.restarted) r.conserved0 = r.history[0].conserved;
     CHECK_MPI(MPI_Barrier(r.topo.comm));
     double start = MPI_Wtime();
     r.t_mark = start;
     memset(r.seg, 0, sizeof r.seg);
     r.rebuilds = 0;
     r.bytes_sent = 0;
-    for (long step = 1; step <= r.prm.steps && rc == SB_OK; step++)
+    if (rc == SB_OK && !r.restarted && r.prm.steps == 0 && r.ckpt.at_end)
+        rc = write_checkpoint(&r, 0, &m); /* a run of no steps: its initial state */
+    for (long step = r.start + 1; step <= r.prm.steps && rc == SB_OK; step++) {
         rc = step_once(&r, step);
+        if (rc == SB_OK && checkpoint_due(&r.ckpt, step, r.prm.steps))
+            rc = write_checkpoint(&r, step, &m);
+    }
     double loop = MPI_Wtime() - start;
+    if (rc != SB_OK && m.text[0]) (rc == SB_EUSAGE ? log_error : log_rank_error)("%s", m.text);
     struct md_results res;
     memset(&res, 0, sizeof res);
     if (rc == SB_OK) rc = results(&r, loop, &res);

@@ -9,7 +9,7 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",   "decomp",   "exchange", "md",
+const char *const config_sections[] = {"run",   "decomp",   "exchange", "md", "checkpoint",
                                        "model", "pingpong", "stats",    NULL};
 
 const struct key_spec config_keys[] = {
@@ -91,6 +91,27 @@ const struct key_spec config_keys[] = {
     {"md", "inject_jump", KEY_INT, "-1", -1, 4611686018427387903LL, NO_REAL, NULL,
      "-1: off; ID: give particle ID a velocity that carries it 2.5 boxes in one step (the run "
      "must stop with exit 3 naming it)"},
+
+    /* [checkpoint] ------------------------------------------------------ */
+    {"checkpoint", "every", KEY_INT, "0", 0, 100000000, NO_REAL, NULL,
+     "write a checkpoint after every N steps (0: none on a schedule)"},
+    {"checkpoint", "at_end", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
+     "1: write a checkpoint after the last step too"},
+    {"checkpoint", "dir", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
+     "where checkpoints go, as md-STEP.h5md (empty: --out DIR, else the working directory); "
+     "created if missing"},
+    {"checkpoint", "keep", KEY_INT, "2", 0, 1000000, NO_REAL, NULL,
+     "how many of this run's checkpoints to keep, the oldest removed only once a newer one is "
+     "complete (0: all)"},
+    {"checkpoint", "restart", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
+     "a checkpoint to continue from (also --restart FILE): bit for bit on the same rank count, "
+     "grid and team size, redistributed on others"},
+    {"checkpoint", "units", KEY_CHOICE, "reduced", NO_INT, NO_REAL, "reduced|none",
+     "reduced: H5MD unit attributes in Lennard-Jones units (sigma, tau); none: no unit "
+     "attributes (MDAnalysis refuses units it does not know)"},
+    {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|abort-during-write",
+     "abort-during-write: abort the job halfway through the run's second checkpoint (the "
+     "first is then complete and must survive)"},
 
     /* [pingpong] -------------------------------------------------------- */
     {"pingpong", "source", KEY_INT, "0", 0, 1 << 30, NO_REAL, NULL,

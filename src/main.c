@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const md_sections[] = {"run", "decomp", "exchange", "md", NULL};
+static const char *const md_sections[] = {"run",        "decomp", "exchange", "md",
+                                          "checkpoint", "model",  NULL};
 static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
                                                 "model", "stats",  NULL};
 static const char *const pingpong_sections[] = {"pingpong", "stats", NULL};
@@ -65,6 +66,7 @@ static void print_usage(FILE *f)
                "  -c, --config FILE     read keys from an INI file (see configs/)\n"
                "  -s, --set KEY=VALUE   set one key after the file, e.g. -s exchange.k=1-4\n"
                "  -o, --out DIR         write DIR/summary.json and the command's CSV files\n"
+               "      --restart FILE    md: continue from a checkpoint (checkpoint.restart)\n"
                "  -h, --help            this text; after a command, that command's keys\n"
                "  -V, --version         the version\n\n"
                "lists and ranges: exchange.k=1-4, exchange.bytes=10,100,1000\n"
@@ -107,7 +109,8 @@ static long read_config_text(const char *path, char **text, struct sb_msg *m)
     return len;
 }
 
-static int load_config(struct config *cfg, const struct args *a, struct sb_msg *m)
+static int load_config(struct config *cfg, const struct args *a, const struct command *cmd,
+                       struct sb_msg *m)
 {
     config_init(cfg);
     if (a->config_file) {
@@ -123,14 +126,22 @@ static int load_config(struct config *cfg, const struct args *a, struct sb_msg *
     }
     for (int i = 0; i < a->noverrides; i++)
         CHECK(config_override(cfg, a->overrides[i], m));
-    return SB_OK;
+    if (!a->restart) return SB_OK;
+    if (!section_listed(cmd->sections, "checkpoint"))
+        return sb_fail(m, SB_EUSAGE, "--restart: %s writes no checkpoints; accepted with md",
+                       cmd->name);
+    char assignment[4200];
+    if (snprintf(assignment, sizeof assignment, "checkpoint.restart=%s", a->restart) >=
+        (int)sizeof assignment)
+        return sb_fail(m, SB_EUSAGE, "--restart: the path is too long");
+    return config_override(cfg, assignment, m);
 }
 
 /* --out DIR is made by rank 0 before the run, so a bad path costs no run. */
 static int prepare_out_dir(const char *dir, struct sb_msg *m)
 {
     int rc = SB_OK;
-    if (log_rank() == 0) rc = report_prepare_dir(dir, m);
+    if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", m);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return rc;
 }
@@ -195,7 +206,7 @@ static int run(int argc, char **argv)
     struct run_ctx ctx = {.cfg = &cfg, .cmd = cmd, .out_dir = a.out_dir, .world = MPI_COMM_WORLD};
     MPI_Comm_size(MPI_COMM_WORLD, &ctx.nranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
-    rc = load_config(&cfg, &a, &m);
+    rc = load_config(&cfg, &a, cmd, &m);
     if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &m);
     if (rc != SB_OK) {
         print_failure(rc, &m);

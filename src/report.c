@@ -13,18 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
-int report_prepare_dir(const char *dir, struct sb_msg *m)
+int report_prepare_dir(const char *dir, const char *label, struct sb_msg *m)
 {
     char path[4096];
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || dir[0] == '\0')
-        return sb_fail(m, SB_EUSAGE, "--out '%s': accepted: a directory path", dir);
+        return sb_fail(m, SB_EUSAGE, "%s '%s': accepted: a directory path", label, dir);
     /* mkdir -p: create each missing parent in turn. */
     for (char *p = path + 1;; p++) {
         bool end = *p == '\0';
         if (*p == '/' || end) {
             *p = '\0';
             if (mkdir(path, 0777) != 0 && errno != EEXIST)
-                return sb_fail(m, SB_EUSAGE, "--out '%s': cannot create '%s': %s", dir, path,
+                return sb_fail(m, SB_EUSAGE, "%s '%s': cannot create '%s': %s", label, dir, path,
                                strerror(errno));
             if (!end) *p = '/';
         }
@@ -32,9 +32,9 @@ int report_prepare_dir(const char *dir, struct sb_msg *m)
     }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return sb_fail(m, SB_EUSAGE, "--out '%s': exists and is not a directory", dir);
+        return sb_fail(m, SB_EUSAGE, "%s '%s': exists and is not a directory", label, dir);
     if (access(dir, W_OK) != 0)
-        return sb_fail(m, SB_EUSAGE, "--out '%s': not writable: %s", dir, strerror(errno));
+        return sb_fail(m, SB_EUSAGE, "%s '%s': not writable: %s", label, dir, strerror(errno));
     return SB_OK;
 }
 

@@ -13,9 +13,10 @@
 
 #define SHIFTBOX_VERSION "0.1.0"
 
-/* Creates DIR (and its parents) if needed.  SB_EUSAGE with a message naming
- * the path when it cannot be a directory. */
-int report_prepare_dir(const char *dir, struct sb_msg *m);
+/* Creates DIR (and its parents) if needed.  SB_EUSAGE with a message that
+ * begins with `label` (the option or key that named it) when it cannot be a
+ * writable directory. */
+int report_prepare_dir(const char *dir, const char *label, struct sb_msg *m);
 
 /* Writes text to DIR/NAME atomically.  SB_ERUNTIME on I/O failure. */
 int report_write_text(const char *dir, const char *name, const char *text, size_t len);

@@ -11,6 +11,16 @@ fi
 # More ranks than cores: Open MPI then yields when idle (correctness only).
 MPIRUN=(mpirun --oversubscribe)
 
+# One value of a run's summary.json (floats to 17 digits): md_value DIR KEY.KEY...
+md_value() {
+    /usr/bin/python3 -c "
+import json
+v = json.load(open('$1/summary.json'))
+for k in '$2'.split('.'):
+    v = v[k]
+print(repr(v) if isinstance(v, float) else v)"
+}
+
 pass() {
     PASSED=$((PASSED + 1))
     echo "ok - $1"

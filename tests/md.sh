@@ -8,15 +8,7 @@ PY=/usr/bin/python3
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SMALL=(-s md.cells=4,4,4 -s md.steps=60 -s md.thermo=20)
 
-# Reads one value from a run's summary.json: md_value DIR KEY.KEY...
-md_value() {
-    $PY -c "
-import json, sys
-v = json.load(open('$1/summary.json'))
-for k in '$2'.split('.'):
-    v = v[k]
-print(repr(v) if isinstance(v, float) else v)"
-}
+
 
 # ---- physics --------------------------------------------------------------------
 for case in "1 1,1,1 shift 1" "8 8,1,1 shift 1" "8 2,2,2 direct 1" "8 4,1,1 teamshift 2"; do
@@ -95,7 +87,8 @@ s = json.load(open(f"{d}/summary.json"))
 md = s["md"]
 assert s["command"] == "md" and s["verified"] and md["atoms"] == md["atoms_final"] == 32000
 assert md["k"] == 1 and md["dims"] == [2, 1, 1] and md["atom_steps_per_second"] > 0
-assert set(md["time_s"]) == {"exchange", "force", "neighbor", "integrate", "migrate", "other"}
+assert set(md["time_s"]) == {"exchange", "force", "neighbor", "integrate", "migrate",
+                           "checkpoint", "other"}
 assert md["bytes_sent_per_step"]["mean"] > 0
 rows = list(csv.DictReader(open(f"{d}/md-thermo.csv")))
 assert [int(r["step"]) for r in rows] == list(range(0, 101, 10))

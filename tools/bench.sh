@@ -17,6 +17,8 @@
 # 4. The model's honesty (issue 5): a ping-pong with sizes around the
 #    eager limit, each size's measured time against its fitted line; then a
 #    2-rank 1D sweep of every module against the model's prediction.
+# 5. Checkpoints (issue 6): 32 000 and 4 M atoms written and read back,
+#    against dd writing as many bytes (tools/checkpoint_bench.sh).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,3 +83,7 @@ mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phase
     { cat "$out.log"; exit 1; }
 /usr/bin/python3 tools/model_check.py exchange "$out" | tail -n 4
 /usr/bin/python3 tools/plot_model.py "$out/exchange.csv" >/dev/null
+
+echo
+echo "== bench 5: checkpoints against dd, $NP ranks (target: write and read >= 0.5 x dd)"
+NP="$NP" SHIFTBOX="$SHIFTBOX" tools/checkpoint_bench.sh 20 100

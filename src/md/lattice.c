@@ -50,9 +50,7 @@ void particles_free(struct particles *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The box (per dimension) a position belongs to: every rank computes the
- * same floor for the same site, so exactly one box claims it. */
-static int box_of(double pos, double edge, int n)
+int md_box_of(double pos, double edge, int n)
 {
     int b = (int)floor(pos / edge);
     return b < 0 ? 0 : b >= n ? n - 1 : b;
@@ -81,7 +79,7 @@ long long md_lattice(struct particles *p, const struct md_params *prm,
                     bool mine = true;
                     for (int d = 0; d < 3 && mine; d++) {
                         pos[d] = (cell[d] + basis[b][d]) * g->lattice;
-                        mine = box_of(pos[d], g->edge[d], t->dims[d]) == t->coords[d];
+                        mine = md_box_of(pos[d], g->edge[d], t->dims[d]) == t->coords[d];
                     }
                     if (!mine)
                         continue;

@@ -48,6 +48,11 @@ void md_geometry_init(struct md_geometry *g, const struct md_params *p,
 void particles_reserve(struct particles *p, int n);
 void particles_free(struct particles *p);
 
+/* The box (per dimension) a position in [0, n * edge) belongs to: every
+ * rank computes the same floor for the same position, so exactly one box
+ * claims it. */
+int md_box_of(double pos, double edge, int n);
+
 /* Fills p with the lattice sites that fall in this box; returns the
  * particle count of the whole system. */
 long long md_lattice(struct particles *p, const struct md_params *prm,

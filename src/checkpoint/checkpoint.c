@@ -1,0 +1,127 @@
+#include "checkpoint.h"
+#include "../log.h"
+#include "../report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, const char *out_dir,
+                         MPI_Comm comm, struct sb_msg *m)
+{
+    memset(c, 0, sizeof *c);
+    c->comm = comm;
+    c->every = (long)cfg_int(cfg, "checkpoint.every");
+    c->at_end = cfg_bool(cfg, "checkpoint.at_end");
+    c->keep = (int)cfg_int(cfg, "checkpoint.keep");
+    c->abort_during_write = !strcmp(cfg_text(cfg, "checkpoint.fault"), "abort-during-write");
+    const char *dir = cfg_text(cfg, "checkpoint.dir");
+    if (!dir[0]) dir = out_dir ? out_dir : ".";
+    if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir)
+        return sb_fail(m, SB_EUSAGE, "checkpoint.dir: longer than %zu characters",
+                       sizeof c->dir - 1);
+    if (c->every == 0 && !c->at_end) return SB_OK;
+    int rank, rc = SB_OK;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) rc = report_prepare_dir(c->dir, "checkpoint.dir", m);
+    CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
+    if (rc != SB_OK && rank != 0) sb_fail(m, rc, "checkpoint.dir '%s': not usable", c->dir);
+    return rc;
+}
+
+void checkpoint_plan_free(struct checkpoint_plan *c)
+{
+    free(c->written);
+    c->written = NULL;
+    c->nwritten = 0;
+}
+
+bool checkpoint_due(const struct checkpoint_plan *c, long step, long last)
+{
+    return (c->every > 0 && step % c->every == 0) || (c->at_end && step == last);
+}
+
+void checkpoint_path(const struct checkpoint_plan *c, const char *kind, long step, char *path,
+                     size_t size)
+{
+    snprintf(path, size, "%s/%s-%08ld.h5md", c->dir, kind, step);
+}
+
+bool checkpoint_abort_now(const struct checkpoint_plan *c)
+{
+    return c->abort_during_write && c->count == 1;
+}
+
+int checkpoint_exists(const char *path, const char *key, struct sb_msg *m)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return sb_fail(m, SB_EUSAGE, "%s = %s: %s; accepted: a checkpoint file (.h5md) written "
+                                     "by shiftbox md with checkpoint.every or checkpoint.at_end",
+                       key, path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return sb_fail(m, SB_EUSAGE, "%s = %s: not a regular file", key, path);
+    return SB_OK;
+}
+
+/* fsync of a file or directory by name; -1 with errno on failure. */
+static int flush_path(const char *path, int flags)
+{
+    int fd = open(path, flags);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+/* Rank 0: flush, rename, flush the directory, then prune. */
+static int commit_on_rank0(struct checkpoint_plan *c, const char *path, double *bytes,
+                           struct sb_msg *m)
+{
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    struct stat st;
+    if (flush_path(tmp, O_RDONLY) != 0 || stat(tmp, &st) != 0)
+        return sb_fail(m, SB_ERUNTIME, "checkpoint %s: cannot flush to disk: %s", tmp,
+                       strerror(errno));
+    if (rename(tmp, path) != 0)
+        return sb_fail(m, SB_ERUNTIME, "checkpoint %s: cannot rename to %s: %s", tmp, path,
+                       strerror(errno));
+    if (flush_path(c->dir, O_RDONLY | O_DIRECTORY) != 0)
+        return sb_fail(m, SB_ERUNTIME, "checkpoint.dir %s: cannot flush: %s", c->dir,
+                       strerror(errno));
+    *bytes = (double)st.st_size;
+    c->written = sb_realloc(c->written, (size_t)(c->nwritten + 1) * sizeof *c->written,
+                            "checkpoint names");
+    snprintf(c->written[c->nwritten++], PATH_MAX, "%s", path);
+    while (c->keep > 0 && c->nwritten > c->keep) { /* the newest is complete: drop the oldest */
+        if (unlink(c->written[0]) != 0 && errno != ENOENT)
+            log_warning("checkpoint: cannot remove %s: %s", c->written[0], strerror(errno));
+        memmove(c->written, c->written + 1, (size_t)(--c->nwritten) * sizeof *c->written);
+    }
+    return SB_OK;
+}
+
+int checkpoint_commit(struct checkpoint_plan *c, const char *path, double started,
+                      struct sb_msg *m)
+{
+    int rank, rc = SB_OK;
+    double bytes = 0.0;
+    MPI_Comm_rank(c->comm, &rank);
+    if (rank == 0) rc = commit_on_rank0(c, path, &bytes, m);
+    CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm));
+    if (rc != SB_OK) return rc;
+    c->count++;
+    double seconds = MPI_Wtime() - started;
+    c->seconds += seconds;
+    c->bytes += bytes;
+    log_info("checkpoint: %s, %.1f MB in %.3f s (%.0f MB/s)", path, bytes / 1e6, seconds,
+             seconds > 0 ? bytes / 1e6 / seconds : 0.0);
+    return SB_OK;
+}

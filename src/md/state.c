@@ -1,0 +1,638 @@
+#include "state.h"
+#include "../checkpoint/checkpoint.h"
+#include "../checkpoint/h5.h"
+#include "../log.h"
+#include "../report.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Chunks of about one rank's particles, so that each rank checksums and
+ * writes its own (parallel HDF5 gives a chunk to the rank that holds most
+ * of it), between 4 096 particles and 65 536 (1.5 MB of positions). */
+enum { CHUNK_MIN = 4096, CHUNK_MAX = 65536 };
+
+/* Reduced Lennard-Jones units: sigma = epsilon = mass = 1, and the time
+ * unit tau = sigma sqrt(mass / epsilon). */
+static const char *const REDUCED_UNITS =
+    "Lennard-Jones reduced units: sigma = epsilon = mass = 1, tau = sigma sqrt(mass/epsilon)";
+
+/* This rank's rows among all particles, stored rank after rank, and the
+ * rows of a chunk. */
+struct rows {
+    hsize_t first, count, total, chunk;
+};
+
+/* ---- saving ---------------------------------------------------------------------------- */
+
+/* The step and time of an element's one frame: rank 0 writes them. */
+static int write_stamp(struct h5_file *f, hid_t element, int rank, long step, double time,
+                       const char *time_unit)
+{
+    const hsize_t one = 1;
+    const int64_t step64 = step;
+    hid_t s = -1, t = -1;
+    int rc = h5_dataset(f, element, "step", H5T_NATIVE_INT64, 1, &one, 0, 1, &s);
+    if (rc == SB_OK)
+        rc = h5_write_rows(f, s, "step", H5T_NATIVE_INT64, 0, 0, rank == 0, &step64);
+    if (rc == SB_OK) rc = h5_dataset(f, element, "time", H5T_NATIVE_DOUBLE, 1, &one, 0, 1, &t);
+    if (rc == SB_OK && time_unit) rc = h5_attr_text(f, t, "unit", time_unit);
+    if (rc == SB_OK) rc = h5_write_rows(f, t, "time", H5T_NATIVE_DOUBLE, 0, 0, rank == 0, &time);
+    if (t >= 0) H5Dclose(t);
+    if (s >= 0) H5Dclose(s);
+    return rc;
+}
+
+/* An H5MD time-dependent element with one frame: value [1][rows][comps]
+ * ([1][rows] when comps is 0), this rank's rows taken from data. */
+static int write_element(struct h5_file *f, hid_t loc, const char *name, hid_t type, int comps,
+                         const struct rows *r, const void *data, int rank, long step, double time,
+                         const char *unit, const char *time_unit)
+{
+    hid_t element = -1, value = -1;
+    const hsize_t dims[3] = {1, r->total, (hsize_t)comps};
+    int rc = h5_group(f, loc, name, &element);
+    if (rc == SB_OK) rc = write_stamp(f, element, rank, step, time, time_unit);
+    if (rc == SB_OK)
+        rc = h5_dataset(f, element, "value", type, comps ? 3 : 2, dims, 1, r->chunk, &value);
+    if (rc == SB_OK && unit) rc = h5_attr_text(f, value, "unit", unit);
+    if (rc == SB_OK) rc = h5_write_rows(f, value, name, type, 1, r->first, r->count, data);
+    if (value >= 0) H5Dclose(value);
+    h5_close_group(element);
+    return rc;
+}
+
+/* A plain dataset [rows][comps] ([rows] when comps is 0). */
+static int write_table(struct h5_file *f, hid_t loc, const char *name, hid_t type, int comps,
+                       const struct rows *r, const void *data)
+{
+    hid_t table = -1;
+    const hsize_t dims[2] = {r->total, (hsize_t)comps};
+    int rc = h5_dataset(f, loc, name, type, comps ? 2 : 1, dims, 0, r->chunk, &table);
+    if (rc == SB_OK) rc = h5_write_rows(f, table, name, type, 0, r->first, r->count, data);
+    if (table >= 0) H5Dclose(table);
+    return rc;
+}
+
+static int write_h5md_header(struct h5_file *f)
+{
+    hid_t h5md = -1, author = -1, creator = -1;
+    const int64_t version[2] = {1, 1};
+    const struct passwd *pw = getpwuid(getuid());
+    const char *user = getenv("USER");
+    if (!(user && user[0]) && pw) user = pw->pw_name;
+    int rc = h5_group(f, f->id, "h5md", &h5md);
+    if (rc == SB_OK) rc = h5_attr_ints(f, h5md, "version", 2, version);
+    if (rc == SB_OK) rc = h5_group(f, h5md, "author", &author);
+    if (rc == SB_OK) rc = h5_attr_text(f, author, "name", user && user[0] ? user : "unknown");
+    if (rc == SB_OK) rc = h5_group(f, h5md, "creator", &creator);
+    if (rc == SB_OK) rc = h5_attr_text(f, creator, "name", "ShiftBox");
+    if (rc == SB_OK) rc = h5_attr_text(f, creator, "version", SHIFTBOX_VERSION);
+    h5_close_group(creator);
+    h5_close_group(author);
+    h5_close_group(h5md);
+    return rc;
+}
+
+/* The box group: 3D, periodic, edges as a diagonal matrix per frame. */
+static int write_box(struct h5_file *f, hid_t all, const struct md_state_info *info, int rank,
+                     long step, double time)
+{
+    static const char *const periodic[3] = {"periodic", "periodic", "periodic"};
+    const int64_t three = 3;
+    double edges[3][3] = {{0}};
+    for (int d = 0; d < 3; d++)
+        edges[d][d] = info->geo->length[d];
+    const struct rows r = {0, rank == 0 ? 3 : 0, 3, 3};
+    hid_t box = -1;
+    int rc = h5_group(f, all, "box", &box);
+    if (rc == SB_OK) rc = h5_attr_ints(f, box, "dimension", 0, &three);
+    if (rc == SB_OK) rc = h5_attr_texts(f, box, "boundary", 3, periodic);
+    if (rc == SB_OK)
+        rc = write_element(f, box, "edges", H5T_NATIVE_DOUBLE, 3, &r, edges, rank, step, time,
+                           info->units ? "sigma" : NULL, info->units ? "tau" : NULL);
+    h5_close_group(box);
+    return rc;
+}
+
+/* /parameters: the run, and the physics a restart must share. */
+static int write_parameters(struct h5_file *f, hid_t parameters, const struct md_state_info *info,
+                            long step, double conserved0)
+{
+    const struct md_params *prm = info->prm;
+    const struct topology *t = info->topo;
+    const int64_t step64 = step, seed = (int64_t)prm->seed, ranks = t->nranks,
+                  team = t->team_size, atoms = 4LL * prm->cells[0] * prm->cells[1] * prm->cells[2];
+    const int64_t dims[3] = {t->dims[0], t->dims[1], t->dims[2]};
+    const int64_t cells[3] = {prm->cells[0], prm->cells[1], prm->cells[2]};
+    const double time = (double)step * prm->dt;
+    int rc = h5_attr_text(f, parameters, "program", "ShiftBox");
+    if (rc == SB_OK) rc = h5_attr_text(f, parameters, "version", SHIFTBOX_VERSION);
+    if (rc == SB_OK) rc = h5_attr_text(f, parameters, "kind", "md");
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "step", 0, &step64);
+    if (rc == SB_OK) rc = h5_attr_reals(f, parameters, "time", 0, &time);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "seed", 0, &seed);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "ranks", 0, &ranks);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "dims", 3, dims);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "team_size", 0, &team);
+    if (rc == SB_OK) rc = h5_attr_text(f, parameters, "module", info->module);
+    if (rc == SB_OK) rc = h5_attr_text(f, parameters, "configuration", info->config_text);
+    if (rc == SB_OK) rc = h5_attr_text(f, parameters, "units", REDUCED_UNITS);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "atoms", 0, &atoms);
+    if (rc == SB_OK) rc = h5_attr_ints(f, parameters, "md.cells", 3, cells);
+    if (rc == SB_OK) rc = h5_attr_reals(f, parameters, "md.density", 0, &prm->density);
+    if (rc == SB_OK) rc = h5_attr_reals(f, parameters, "md.cutoff", 0, &prm->cutoff);
+    if (rc == SB_OK) rc = h5_attr_reals(f, parameters, "md.dt", 0, &prm->dt);
+    if (rc == SB_OK) rc = h5_attr_reals(f, parameters, "md.skin", 0, &prm->skin);
+    if (rc == SB_OK)
+        rc = h5_attr_reals(f, parameters, "conserved_energy_at_step_0", 0, &conserved0);
+    return rc;
+}
+
+/* /parameters/restart: what continuing bit for bit needs. */
+static int write_restart(struct h5_file *f, hid_t parameters, const struct md_state_info *info,
+                         const struct particles *p, const struct rows *r, const int64_t *per_rank)
+{
+    const hsize_t nranks = (hsize_t)info->topo->nranks;
+    const struct rows ranks = {0, info->topo->rank == 0 ? nranks : 0, nranks, nranks};
+    hid_t restart = -1;
+    int rc = h5_group(f, parameters, "restart", &restart);
+    if (rc == SB_OK)
+        rc = h5_attr_text(f, restart, "about",
+                          "particles rank after rank; positions relative to the lower corner of "
+                          "their rank's box, now and at the last neighbour-list build");
+    if (rc == SB_OK)
+        rc = write_table(f, restart, "particles_per_rank", H5T_NATIVE_INT64, 0, &ranks, per_rank);
+    if (rc == SB_OK)
+        rc = write_table(f, restart, "position_in_box", H5T_NATIVE_DOUBLE, 3, r, p->x);
+    if (rc == SB_OK)
+        rc = write_table(f, restart, "position_at_build", H5T_NATIVE_DOUBLE, 3, r, p->x0);
+    h5_close_group(restart);
+    return rc;
+}
+
+/* Positions in the global box, wrapped into [0, L). */
+static double *global_positions(const struct particles *p, const struct md_geometry *g)
+{
+    double *x = sb_malloc(3 * (size_t)(p->n > 0 ? p->n : 1) * sizeof *x, "positions");
+    for (int i = 0; i < p->n; i++)
+        for (int d = 0; d < 3; d++) {
+            double pos = g->corner[d] + p->x[3 * i + d];
+            pos = pos < 0.0 ? pos + g->length[d] : pos >= g->length[d] ? pos - g->length[d] : pos;
+            x[3 * i + d] = pos;
+        }
+    return x;
+}
+
+static int write_particles(struct h5_file *f, const struct md_state_info *info,
+                           const struct particles *p, const struct rows *r, long step,
+                           bool abort_halfway)
+{
+    const int rank = info->topo->rank;
+    const double time = (double)step * info->prm->dt;
+    const char *tau = info->units ? "tau" : NULL;
+    double *x = global_positions(p, info->geo);
+    hid_t particles = -1, all = -1;
+    int rc = h5_group(f, f->id, "particles", &particles);
+    if (rc == SB_OK) rc = h5_group(f, particles, "all", &all);
+    if (rc == SB_OK) rc = write_box(f, all, info, rank, step, time);
+    if (rc == SB_OK)
+        rc = write_element(f, all, "position", H5T_NATIVE_DOUBLE, 3, r, x, rank, step, time,
+                           info->units ? "sigma" : NULL, tau);
+    if (rc == SB_OK && abort_halfway) {
+        MPI_Barrier(info->topo->comm);
+        log_error("checkpoint.fault = abort-during-write: aborting the job halfway through "
+                  "writing %s",
+                  f->path);
+        MPI_Abort(info->topo->comm, SB_ERUNTIME);
+    }
+    if (rc == SB_OK)
+        rc = write_element(f, all, "velocity", H5T_NATIVE_DOUBLE, 3, r, p->v, rank, step, time,
+                           info->units ? "sigma tau-1" : NULL, tau);
+    if (rc == SB_OK)
+        rc = write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL,
+                           tau);
+    h5_close_group(all);
+    h5_close_group(particles);
+    free(x);
+    return rc;
+}
+
+/* Every rank's particle count, and this rank's rows. */
+static int place_rows(const struct topology *t, int n, struct rows *r, int64_t **per_rank)
+{
+    int64_t mine = n;
+    *per_rank = sb_malloc((size_t)t->nranks * sizeof **per_rank, "particles per rank");
+    CHECK_MPI(MPI_Allgather(&mine, 1, MPI_INT64_T, *per_rank, 1, MPI_INT64_T, t->comm));
+    *r = (struct rows){0, (hsize_t)n, 0, 0};
+    for (int i = 0; i < t->nranks; i++) {
+        if (i < t->rank) r->first += (hsize_t)(*per_rank)[i];
+        r->total += (hsize_t)(*per_rank)[i];
+    }
+    const hsize_t share = (r->total + (hsize_t)t->nranks - 1) / (hsize_t)t->nranks;
+    r->chunk = share < CHUNK_MIN ? CHUNK_MIN : share > CHUNK_MAX ? CHUNK_MAX : share;
+    return SB_OK;
+}
+
+int md_state_save(const char *path, const struct md_state_info *info, const struct particles *p,
+                  long step, double conserved0, bool abort_halfway, struct sb_msg *m)
+{
+    const struct topology *t = info->topo;
+    struct particles none = {0};
+    if (t->member != 0) p = &none; /* the leader holds the box's particles */
+    struct rows r;
+    int64_t *per_rank = NULL;
+    int rc = place_rows(t, p->n, &r, &per_rank);
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    struct h5_file f;
+    if (rc == SB_OK) rc = h5_create(&f, tmp, t->comm, m);
+    if (rc == SB_OK) {
+        hid_t parameters = -1;
+        rc = write_h5md_header(&f);
+        if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, abort_halfway);
+        if (rc == SB_OK) rc = h5_group(&f, f.id, "parameters", &parameters);
+        if (rc == SB_OK) rc = write_parameters(&f, parameters, info, step, conserved0);
+        if (rc == SB_OK) rc = write_restart(&f, parameters, info, p, &r, per_rank);
+        h5_close_group(parameters);
+        int closed = h5_close(&f);
+        if (rc == SB_OK) rc = closed;
+    }
+    free(per_rank);
+    int worst = rc;
+    CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, t->comm));
+    return worst;
+}
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+/* The worst code of all ranks, so that all return the same. */
+static int agree(int rc, MPI_Comm comm)
+{
+    int worst = rc;
+    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return SB_ERUNTIME;
+    return worst;
+}
+
+static int not_ours(const struct h5_file *f, const char *why)
+{
+    return sb_fail(f->m, SB_EUSAGE,
+                   "checkpoint.restart = %s: not a ShiftBox MD checkpoint (%s); accepted: a file "
+                   "written by shiftbox md with checkpoint.every or checkpoint.at_end",
+                   f->path, why);
+}
+
+/* The shortest decimal that reads back as v: 0.005, not 0.0050000000000000001. */
+static void shortest(double v, char *text, size_t size)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, size, "%.*g", digits, v);
+        if (strtod(text, NULL) == v) return;
+    }
+}
+
+static int other_physics(const struct h5_file *f, const char *key, double saved, double here)
+{
+    char then[32], now[32];
+    shortest(saved, then, sizeof then);
+    shortest(here, now, sizeof now);
+    return sb_fail(f->m, SB_EUSAGE,
+                   "checkpoint.restart = %s: %s = %s in the checkpoint but %s in this run; a "
+                   "restart continues the same physics: md.cells, md.density, md.cutoff and md.dt "
+                   "must match (the rank count, grid, team size and module may differ)",
+                   f->path, key, then, now);
+}
+
+/* The file is a ShiftBox MD checkpoint of this run's physics. */
+static int check_identity(struct h5_file *f, hid_t parameters)
+{
+    hid_t creator = -1;
+    char *name = NULL, *kind = NULL;
+    if (!h5_exists(f->id, "h5md/creator")) return not_ours(f, "no /h5md/creator: not H5MD");
+    int rc = h5_open_group(f, f->id, "h5md/creator", &creator);
+    if (rc == SB_OK) rc = h5_read_attr_text(f, creator, "name", &name);
+    if (rc == SB_OK && strcmp(name, "ShiftBox")) rc = not_ours(f, "its creator is not ShiftBox");
+    if (rc == SB_OK && H5Aexists(parameters, "kind") <= 0) rc = not_ours(f, "no /parameters kind");
+    if (rc == SB_OK) rc = h5_read_attr_text(f, parameters, "kind", &kind);
+    if (rc == SB_OK && strcmp(kind, "md")) rc = not_ours(f, "it holds no MD particles");
+    free(name);
+    free(kind);
+    h5_close_group(creator);
+    return rc;
+}
+
+static int check_physics(struct h5_file *f, hid_t parameters, const struct md_params *prm)
+{
+    int64_t cells[3];
+    double density, cutoff, dt;
+    CHECK(h5_read_attr_ints(f, parameters, "md.cells", 3, cells));
+    CHECK(h5_read_attr_reals(f, parameters, "md.density", 1, &density));
+    CHECK(h5_read_attr_reals(f, parameters, "md.cutoff", 1, &cutoff));
+    CHECK(h5_read_attr_reals(f, parameters, "md.dt", 1, &dt));
+    for (int d = 0; d < 3; d++)
+        if (cells[d] != prm->cells[d])
+            return sb_fail(f->m, SB_EUSAGE,
+                           "checkpoint.restart = %s: md.cells = %lld,%lld,%lld in the checkpoint "
+                           "but %d,%d,%d in this run; a restart continues the same physics: "
+                           "md.cells, md.density, md.cutoff and md.dt must match",
+                           f->path, (long long)cells[0], (long long)cells[1], (long long)cells[2],
+                           prm->cells[0], prm->cells[1], prm->cells[2]);
+    if (density != prm->density) return other_physics(f, "md.density", density, prm->density);
+    if (cutoff != prm->cutoff) return other_physics(f, "md.cutoff", cutoff, prm->cutoff);
+    if (dt != prm->dt) return other_physics(f, "md.dt", dt, prm->dt);
+    return SB_OK;
+}
+
+/* /parameters: identity, physics, the step and the decomposition. */
+static int read_run(struct h5_file *f, const struct md_state_info *info, struct md_restart *out)
+{
+    if (!h5_exists(f->id, "parameters")) return not_ours(f, "no /parameters group");
+    hid_t parameters = -1;
+    int64_t step, ranks, dims[3], team, atoms;
+    double skin;
+    char *module = NULL;
+    int rc = h5_open_group(f, f->id, "parameters", &parameters);
+    if (rc == SB_OK) rc = check_identity(f, parameters);
+    if (rc == SB_OK) rc = check_physics(f, parameters, info->prm);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "step", 1, &step);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "ranks", 1, &ranks);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "dims", 3, dims);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "team_size", 1, &team);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "atoms", 1, &atoms);
+    if (rc == SB_OK) rc = h5_read_attr_reals(f, parameters, "md.skin", 1, &skin);
+    if (rc == SB_OK)
+        rc = h5_read_attr_reals(f, parameters, "conserved_energy_at_step_0", 1, &out->conserved0);
+    if (rc == SB_OK) rc = h5_read_attr_text(f, parameters, "module", &module);
+    h5_close_group(parameters);
+    if (rc == SB_OK) {
+        const struct topology *t = info->topo;
+        out->step = (long)step;
+        out->natoms = atoms;
+        out->ranks = (int)ranks;
+        out->team_size = (int)team;
+        snprintf(out->module, sizeof out->module, "%s", module);
+        for (int d = 0; d < 3; d++)
+            out->dims[d] = (int)dims[d];
+        /* The same boxes: each leader takes its box's particles as they were. */
+        out->exact = skin == info->prm->skin && out->dims[0] == t->dims[0] &&
+                     out->dims[1] == t->dims[1] && out->dims[2] == t->dims[2] &&
+                     ranks == (int64_t)t->nboxes * team;
+    }
+    free(module);
+    return rc;
+}
+
+/* Opens dataset `name` and checks that it holds `rows` rows along axis. */
+static int open_rows(struct h5_file *f, const char *name, int rank, int axis, hsize_t rows,
+                     hid_t *dataset)
+{
+    hsize_t got;
+    CHECK(h5_open_dataset(f, f->id, name, dataset));
+    CHECK(h5_extent(f, *dataset, name, rank, axis, &got));
+    if (got != rows)
+        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: %s holds %llu rows, not %llu", f->path,
+                       name, (unsigned long long)got, (unsigned long long)rows);
+    return SB_OK;
+}
+
+/* Rows [first, first + count) of a dataset of `rows` rows into buf. */
+static int read_rows(struct h5_file *f, const char *name, hid_t type, int rank, int axis,
+                     hsize_t rows, hsize_t first, hsize_t count, void *buf)
+{
+    hid_t dataset = -1;
+    int rc = open_rows(f, name, rank, axis, rows, &dataset);
+    if (rc == SB_OK) rc = h5_read_rows(f, dataset, name, type, axis, first, count, buf);
+    if (dataset >= 0) H5Dclose(dataset);
+    return rc;
+}
+
+/* The same grid of boxes: each leader takes its box's particles, in their
+ * order, from the rank that led the box when the file was written. */
+static int read_exact(struct h5_file *f, const struct md_state_info *info, struct particles *p,
+                      const struct md_restart *out)
+{
+    const struct topology *t = info->topo;
+    const hsize_t n = (hsize_t)out->natoms, ranks = (hsize_t)out->ranks;
+    const int writer = t->box * out->team_size; /* the box's leader then */
+    int64_t *per_rank = sb_malloc(ranks * sizeof *per_rank, "particles per rank");
+    int rc = read_rows(f, "parameters/restart/particles_per_rank", H5T_NATIVE_INT64, 1, 0, ranks,
+                       0, ranks, per_rank);
+    hsize_t first = 0;
+    for (int i = 0; rc == SB_OK && i < writer; i++)
+        first += (hsize_t)per_rank[i];
+    const int count = rc == SB_OK && t->member == 0 ? (int)per_rank[writer] : 0;
+    free(per_rank);
+    if (rc != SB_OK) return rc;
+    if (count < 0 || first + (hsize_t)count > n)
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: particles_per_rank does not add up to "
+                                          "the %llu particles",
+                       f->path, (unsigned long long)n);
+    particles_reserve(p, count);
+    rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
+                   (hsize_t)count, p->x);
+    if (rc == SB_OK)
+        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n,
+                       first, (hsize_t)count, p->x0);
+    if (rc == SB_OK)
+        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+                       (hsize_t)count, p->v);
+    if (rc == SB_OK)
+        rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first,
+                       (hsize_t)count, p->id);
+    p->n = rc == SB_OK ? count : 0;
+    if (count > 0) memset(p->f, 0, 3 * sizeof(double) * (size_t)count);
+    return rc;
+}
+
+/* A particle read on one rank, on its way to the owner of its box. */
+struct arrival {
+    double x[3], v[3];
+    int64_t id;
+};
+
+/* Another decomposition: a block of the H5MD particles, any owner. */
+static int read_block(struct h5_file *f, const struct md_state_info *info, long long natoms,
+                      struct arrival **block, int *nblock)
+{
+    const struct topology *t = info->topo;
+    const hsize_t n = (hsize_t)natoms;
+    const hsize_t first = n * (hsize_t)t->rank / (hsize_t)t->nranks;
+    const hsize_t count = n * (hsize_t)(t->rank + 1) / (hsize_t)t->nranks - first;
+    double *x = sb_malloc(3 * (count + 1) * sizeof *x, "positions read");
+    double *v = sb_malloc(3 * (count + 1) * sizeof *v, "velocities read");
+    int64_t *id = sb_malloc((count + 1) * sizeof *id, "ids read");
+    int rc = read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+                       count, x);
+    if (rc == SB_OK)
+        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+                       count, v);
+    if (rc == SB_OK)
+        rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
+    *block = sb_malloc((count + 1) * sizeof **block, "particles read");
+    for (hsize_t i = 0; rc == SB_OK && i < count; i++) {
+        memcpy((*block)[i].x, x + 3 * i, sizeof(*block)[i].x);
+        memcpy((*block)[i].v, v + 3 * i, sizeof(*block)[i].v);
+        (*block)[i].id = id[i];
+    }
+    *nblock = (int)count;
+    free(x);
+    free(v);
+    free(id);
+    return rc;
+}
+
+/* The leader of the box that holds position x (in the global box). */
+static int owner_of(const double x[3], const struct md_geometry *g, const struct topology *t)
+{
+    int coords[3];
+    for (int d = 0; d < 3; d++) {
+        double pos = x[d] - floor(x[d] / g->length[d]) * g->length[d];
+        coords[d] = md_box_of(pos, g->edge[d], t->dims[d]);
+    }
+    return rank_of_coords(t->dims, coords) * t->team_size;
+}
+
+/* Sends every particle of the block to its owner, which stores it in the
+ * frame of its box. */
+static int send_to_owners(struct arrival *block, int nblock, const struct md_state_info *info,
+                          struct particles *p, struct sb_msg *m)
+{
+    const struct topology *t = info->topo;
+    int *to = sb_malloc((size_t)(nblock + 1) * sizeof *to, "owners");
+    int *counts = sb_calloc(4 * (size_t)t->nranks, sizeof *counts, "exchange counts");
+    int *send_at = counts + t->nranks, *recv_counts = counts + 2 * t->nranks,
+        *recv_at = counts + 3 * t->nranks;
+    for (int i = 0; i < nblock; i++) {
+        to[i] = owner_of(block[i].x, info->geo, t);
+        counts[to[i]]++;
+    }
+    struct arrival *sorted = sb_malloc((size_t)(nblock + 1) * sizeof *sorted, "particles sent");
+    long long at = 0;
+    for (int r = 0; r < t->nranks; r++) {
+        send_at[r] = (int)at;
+        at += counts[r];
+    }
+    for (int i = 0; i < nblock; i++)
+        sorted[send_at[to[i]]++] = block[i];
+    int rc = MPI_Alltoall(counts, 1, MPI_INT, recv_counts, 1, MPI_INT, t->comm);
+    long long incoming = 0;
+    for (int r = 0; r < t->nranks; r++) {
+        recv_at[r] = (int)incoming;
+        incoming += recv_counts[r];
+        send_at[r] -= counts[r];
+    }
+    if (incoming > INT_MAX / 2 || (long long)nblock > INT_MAX / 2) {
+        rc = sb_fail(m, SB_ERUNTIME, "restart: %lld particles for one rank are too many for one "
+                                     "MPI_Alltoallv; accepted: more ranks",
+                     incoming);
+    } else if (rc == MPI_SUCCESS) {
+        MPI_Datatype particle;
+        MPI_Type_contiguous((int)sizeof(struct arrival), MPI_BYTE, &particle);
+        MPI_Type_commit(&particle);
+        particles_reserve(p, (int)incoming);
+        struct arrival *got = sb_malloc((size_t)(incoming + 1) * sizeof *got, "particles received");
+        rc = MPI_Alltoallv(sorted, counts, send_at, particle, got, recv_counts, recv_at, particle,
+                           t->comm);
+        MPI_Type_free(&particle);
+        for (long long i = 0; rc == MPI_SUCCESS && i < incoming; i++) {
+            for (int d = 0; d < 3; d++) {
+                double pos = got[i].x[d] - floor(got[i].x[d] / info->geo->length[d]) *
+                                               info->geo->length[d];
+                p->x[3 * i + d] = p->x0[3 * i + d] = pos - info->geo->corner[d];
+                p->v[3 * i + d] = got[i].v[d];
+                p->f[3 * i + d] = 0.0;
+            }
+            p->id[i] = got[i].id;
+        }
+        p->n = rc == MPI_SUCCESS ? (int)incoming : 0;
+        free(got);
+        if (rc != MPI_SUCCESS) rc = sb_mpi_error("MPI_Alltoallv", rc, __FILE__, __LINE__);
+    } else {
+        rc = sb_mpi_error("MPI_Alltoall", rc, __FILE__, __LINE__);
+    }
+    free(sorted);
+    free(counts);
+    free(to);
+    return rc;
+}
+
+/* Every particle arrived once: the count, and ids in [0, N) adding up. */
+static int check_particles(const struct particles *p, const struct md_restart *out,
+                           const struct topology *t, const char *path, struct sb_msg *m)
+{
+    uint64_t sums[2] = {(uint64_t)p->n, 0}; /* the id sum, modulo 2^64 */
+    int bad = 0;
+    for (int i = 0; i < p->n; i++) {
+        sums[1] += (uint64_t)p->id[i];
+        bad |= p->id[i] < 0 || p->id[i] >= out->natoms;
+    }
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, t->comm));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, t->comm));
+    uint64_t n = (uint64_t)out->natoms;
+    uint64_t expected = n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2);
+    if (sums[0] != n || sums[1] != expected || bad)
+        return sb_fail(m, SB_ERUNTIME,
+                       "checkpoint %s: the particles read are not ids 0..%llu once each (%llu "
+                       "particles, id sum %llu, expected %llu)",
+                       path, (unsigned long long)(n - 1), (unsigned long long)sums[0],
+                       (unsigned long long)sums[1], (unsigned long long)expected);
+    return SB_OK;
+}
+
+/* The file exists and is HDF5: asked of rank 0, told to all. */
+static int check_file(const char *path, MPI_Comm comm, struct sb_msg *m)
+{
+    int rank, rc = SB_OK;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        rc = checkpoint_exists(path, "checkpoint.restart", m);
+        if (rc == SB_OK && !h5_is_hdf5(path))
+            rc = sb_fail(m, SB_EUSAGE,
+                         "checkpoint.restart = %s: not an HDF5 file; accepted: a checkpoint "
+                         "(.h5md) written by shiftbox md",
+                         path);
+    }
+    return agree(rc, comm);
+}
+
+static int load_particles(struct h5_file *f, const struct md_state_info *info,
+                          struct particles *p, struct md_restart *out)
+{
+    const MPI_Comm comm = info->topo->comm;
+    int rc = agree(read_run(f, info, out), comm);
+    if (rc != SB_OK) return rc;
+    if (out->exact) return agree(read_exact(f, info, p, out), comm);
+    struct arrival *block = NULL;
+    int nblock = 0;
+    rc = agree(read_block(f, info, out->natoms, &block, &nblock), comm);
+    if (rc == SB_OK) rc = agree(send_to_owners(block, nblock, info, p, f->m), comm);
+    free(block);
+    return rc;
+}
+
+int md_state_load(const char *path, const struct md_state_info *info, struct particles *p,
+                  struct md_restart *out, struct sb_msg *m)
+{
+    const struct topology *t = info->topo;
+    memset(out, 0, sizeof *out);
+    double started = MPI_Wtime();
+    CHECK(check_file(path, t->comm, m));
+    struct h5_file f;
+    int rc = agree(h5_open(&f, path, t->comm, m), t->comm);
+    if (rc != SB_OK) return rc;
+    rc = load_particles(&f, info, p, out);
+    int closed = h5_close(&f);
+    rc = agree(rc != SB_OK ? rc : closed, t->comm);
+    if (rc != SB_OK) return rc;
+    CHECK(check_particles(p, out, t, path, m));
+    struct stat st;
+    out->bytes = stat(path, &st) == 0 ? (double)st.st_size : 0.0;
+    double seconds = MPI_Wtime() - started;
+    CHECK_MPI(MPI_Allreduce(&seconds, &out->seconds, 1, MPI_DOUBLE, MPI_MAX, t->comm));
+    return SB_OK;
+}

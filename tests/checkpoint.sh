@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Checkpoints: restart bit for bit on the same grid, to 1e-10 on other rank
+# counts; a crash while writing leaves the previous checkpoint whole; a
+# corrupted byte, a file that is not a checkpoint and other physics are
+# refused; tools/h5check.py passes a checkpoint and catches a damaged one.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LJ=(-c "$ROOT/configs/md-lj.ini")
+SMALL=(-s md.cells=6,6,6 -s md.steps=100 -s md.thermo=50)
+H5CHECK=("$PY" "$ROOT/tools/h5check.py")
+have_h5py() { $PY -c 'import h5py' 2>/dev/null; }
+
+
+# same_state DIR DIR: the same final energies (17 digits) and position and velocity digests
+same_state() {
+    local a b
+    a="$(md_value "$1" md.final.total) $(md_value "$1" md.final.potential) $(md_value "$1" md.position_digest) $(md_value "$1" md.velocity_digest)"
+    b="$(md_value "$2" md.final.total) $(md_value "$2" md.final.potential) $(md_value "$2" md.position_digest) $(md_value "$2" md.velocity_digest)"
+    echo "$1: $a"
+    echo "$2: $b"
+    [[ $a == "$b" ]]
+}
+# close_energies DIR DIR: final totals within 1e-10 relative
+close_energies() {
+    $PY - "$1" "$2" <<'PYEOF'
+import json, sys
+e = [json.load(open(f"{d}/summary.json"))["md"]["final"]["total"] for d in sys.argv[1:]]
+rel = abs(e[1] - e[0]) / abs(e[0])
+print(f"final totals {e[0]!r} and {e[1]!r}: relative difference {rel:.2e}")
+sys.exit(rel > 1e-10)
+PYEOF
+}
+
+# ---- the acceptance run: md-lj.ini on 2 ranks, checkpoint at 50, restart --------------
+T=$TEST_TMP
+"${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --out "$T/plain" >"$T/plain.log" 2>&1
+expect "md-lj.ini with checkpoint.every=50 writes md-00000050.h5md and md-00000100.h5md" 0 \
+    'checkpoint: .*md-00000050.h5md, [0-9.]+ MB' 'checkpoint: .*md-00000100.h5md' \
+    'verified: true' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" -s checkpoint.every=50 --out "$T/ck"
+"${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/ck/md-00000050.h5md" \
+    --out "$T/restart" >"$T/restart.log" 2>&1
+expect "restart from step 50: the same grid, lists restored" 0 \
+    'restart: .*step 50, written by 2 ranks on grid 2x1x1' 'the same grid of boxes' \
+    'verified: true' -- cat "$T/restart.log"
+expect "restart: final energies and state bit-identical to the uninterrupted run" 0 -- \
+    same_state "$T/plain" "$T/restart"
+same_final_line() {
+    local a b
+    a=$(grep '^final:' "$T/plain.log")
+    b=$(grep '^final:' "$T/restart.log")
+    printf 'uninterrupted %s\nrestarted     %s\n' "$a" "$b"
+    [[ -n $a && $a == "$b" ]]
+}
+expect "restart: the same final line, digit for digit" 0 'uninterrupted final: temperature' -- \
+    same_final_line
+expect "checkpointing does not change the run (bits with and without)" 0 -- \
+    same_state "$T/plain" "$T/ck"
+expect "restart with another module on the same grid: still bit-identical" 0 'the same grid' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" -s exchange.module=direct \
+    -s checkpoint.restart="$T/ck/md-00000050.h5md" --out "$T/restart-direct"
+expect "... the same bits" 0 -- same_state "$T/plain" "$T/restart-direct"
+expect "summary.json records the restart and the checkpoints" 0 -- $PY - "$T" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+ck = json.load(open(f"{t}/ck/summary.json"))["md"]
+assert ck["checkpoints"]["written"] == 2 and ck["checkpoints"]["bytes"] > 0, ck["checkpoints"]
+assert "checkpoint" in ck["time_s"]
+r = json.load(open(f"{t}/restart/summary.json"))["md"]
+assert r["start_step"] == 50 and r["restart"]["step"] == 50 and r["restart"]["exact"]
+assert r["restart"]["written_by_ranks"] == 2 and r["restart"]["bytes"] > 0
+assert r["conserved_energy_at_step_0"] == ck["conserved_energy_at_step_0"]
+PYEOF
+
+# ---- other rank counts: particles redistributed ----------------------------------------
+expect "restart 2 -> 1 rank: redistributed" 0 'particles redistributed' 'verified: true' -- \
+    "$SHIFTBOX" md "${LJ[@]}" --restart "$T/ck/md-00000050.h5md" --out "$T/restart-1"
+expect "2 -> 1 rank: energies agree to 1e-10" 0 'relative difference' -- \
+    close_energies "$T/plain" "$T/restart-1"
+expect "1 rank writes a checkpoint" 0 'checkpoint: ' -- \
+    "$SHIFTBOX" md "${SMALL[@]}" -s checkpoint.every=50 --out "$T/one"
+expect "restart 1 -> 3 ranks: redistributed" 0 'particles redistributed' 'verified: true' -- \
+    "${MPIRUN[@]}" -np 3 "$SHIFTBOX" md "${SMALL[@]}" --restart "$T/one/md-00000050.h5md" \
+    --out "$T/restart-3"
+expect "1 -> 3 ranks: energies agree to 1e-10" 0 'relative difference' -- \
+    close_energies "$T/one" "$T/restart-3"
+TEAM=(-s exchange.module=teamshift -s exchange.team_size=2)
+expect "teams: teamshift c=2 on 4 ranks writes checkpoints" 0 'checkpoint: ' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" md "${SMALL[@]}" "${TEAM[@]}" -s checkpoint.every=50 \
+    --out "$T/team"
+expect "teams: the restart finds the same grid" 0 'the same grid' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" md "${SMALL[@]}" "${TEAM[@]}" \
+    --restart "$T/team/md-00000050.h5md" --out "$T/team-restart"
+expect "... the same bits as the uninterrupted team run" 0 -- same_state "$T/team" "$T/team-restart"
+
+# ---- schedule and names ------------------------------------------------------------------
+kept() { # checkpoint.every=20, keep=2: what the folder holds after 100 steps
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s checkpoint.every=20 \
+        -s checkpoint.keep=2 -s checkpoint.dir="$T/keep" >/dev/null 2>&1 || return
+    local files
+    files=$(cd "$T/keep" && echo *)
+    echo "kept: $files"
+    [[ $files == "md-00000080.h5md md-00000100.h5md" ]]
+}
+expect "checkpoint.keep=2: only the two newest remain" 0 'kept: ' -- kept
+expect "checkpoint.at_end with md.steps=0 writes the initial state" 0 'md-00000000.h5md' -- \
+    "$SHIFTBOX" md -s md.cells=4,4,4 -s md.steps=0 -s checkpoint.at_end=1 --out "$T/zero"
+
+# ---- crashes and damage -------------------------------------------------------------------
+expect "abort-during-write kills the job in the second checkpoint (exit 3)" 3 \
+    'abort-during-write: aborting the job halfway through writing .*md-00000100.h5md.tmp' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s checkpoint.every=50 \
+    -s checkpoint.fault=abort-during-write --out "$T/crash"
+expect "... md-00000050 is complete, md-00000100 exists only as .tmp" 0 -- bash -c "
+    cd '$T/crash' && [[ -f md-00000050.h5md && -f md-00000100.h5md.tmp && ! -e md-00000100.h5md ]]"
+expect "... and the previous checkpoint restarts" 0 'verified: true' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" --restart "$T/crash/md-00000050.h5md"
+
+# flip_byte FILE DATASET: one byte inside the dataset's first chunk
+flip_byte() {
+    $PY - "$1" "$2" <<'PYEOF'
+import sys, h5py
+path, name = sys.argv[1:]
+with h5py.File(path, "r") as f:
+    chunk = f[name].id.get_chunk_info(0)
+at = chunk.byte_offset + chunk.size // 2
+with open(path, "r+b") as g:
+    g.seek(at)
+    b = g.read(1)[0]
+    g.seek(at)
+    g.write(bytes([b ^ 0x10]))
+print(f"flipped byte {at} of {path} ({name})")
+PYEOF
+}
+if have_h5py; then
+    cp "$T/ck/md-00000050.h5md" "$T/corrupt.h5md"
+    flip_byte "$T/corrupt.h5md" particles/all/velocity/value >/dev/null
+    expect "a corrupted byte is caught on restart (exit 3, Fletcher32)" 3 \
+        'corrupt.h5md: reading particles/all/velocity/value: .*Fletcher32 checksum' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md" \
+        --out "$T/corrupt-out"
+    cp "$T/ck/md-00000050.h5md" "$T/corrupt-exact.h5md"
+    flip_byte "$T/corrupt-exact.h5md" parameters/restart/position_at_build >/dev/null
+    expect "... also in the exact-restart data" 3 'position_at_build: .*Fletcher32' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt-exact.h5md"
+    expect "h5check passes a checkpoint" 0 '^h5check: .*: ok \(H5MD 1.1, 32000 particles' -- \
+        "${H5CHECK[@]}" "$T/ck/md-00000050.h5md"
+    expect "h5check catches the corrupted byte" 1 'FAILED: .*Fletcher32' -- \
+        "${H5CHECK[@]}" "$T/corrupt.h5md"
+    cp "$T/ck/md-00000050.h5md" "$T/twice.h5md"
+    $PY -c "
+import h5py
+with h5py.File('$T/twice.h5md', 'r+') as f:
+    ids = f['particles/all/id/value']
+    ids[0, 1] = ids[0, 0]
+    f['parameters/restart/particles_per_rank'][0] += 0"
+    expect "h5check catches an id stored twice" 1 'FAILED: ids are not 0..N-1 once each' -- \
+        "${H5CHECK[@]}" "$T/twice.h5md"
+    expect "a restart catches it too (exit 3)" 3 'not ids 0..31999 once each' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/twice.h5md"
+    expect "units=none writes no unit attributes" 0 -- bash -c "
+        '$SHIFTBOX' md -s md.cells=4,4,4 -s md.steps=0 -s checkpoint.at_end=1 \
+            -s checkpoint.units=none --out '$T/nounits' >/dev/null &&
+        $PY -c \"
+import h5py, sys
+f = h5py.File('$T/nounits/md-00000000.h5md', 'r')
+units = []
+f.visititems(lambda n, o: units.append(n) if 'unit' in o.attrs else None)
+g = h5py.File('$T/zero/md-00000000.h5md', 'r')
+assert g['particles/all/position/value'].attrs['unit'] == 'sigma'
+sys.exit(1 if units else 0)\""
+else
+    echo "# h5py missing: the corruption and h5check tests are skipped"
+fi
+if $PY -c 'import MDAnalysis' 2>/dev/null; then
+    expect "MDAnalysis opens a checkpoint written with checkpoint.units=none" 0 'MDAnalysis: 256' -- \
+        $PY -W ignore - "$T/nounits/md-00000000.h5md" <<'PYEOF'
+import sys
+import h5py, numpy as np, MDAnalysis as mda
+path = sys.argv[1]
+u = mda.Universe.empty(256, trajectory=True)
+u.load_new(path, format="H5MD", convert_units=False)
+x = h5py.File(path, "r")["particles/all/position/value"][0]
+assert np.allclose(u.atoms.positions, x, atol=1e-5), "positions differ"
+assert np.allclose(u.dimensions[:3], 4 * (4 / 0.8442) ** (1 / 3)), u.dimensions
+print(f"MDAnalysis: {u.atoms.n_atoms} atoms, box {u.dimensions[:3]}")
+PYEOF
+    expect "MDAnalysis refuses the reduced-unit strings (the README says so)" 0 'not recognized' -- \
+        $PY -W ignore -c "
+import MDAnalysis as mda
+u = mda.Universe.empty(256, trajectory=True)
+try:
+    u.load_new('$T/zero/md-00000000.h5md', format='H5MD', convert_units=False)
+except RuntimeError as e:
+    print(e)"
+else
+    echo "# MDAnalysis missing (Debian: python3-mdanalysis): its tests are skipped"
+fi
+
+# ---- refused restarts: exit 2, nothing written ---------------------------------------------
+refused() { # NAME PATTERN ARGS...: exit 2, the message, and no file in the --out folder
+    local name=$1 pattern=$2 out=$T/refused-$RANDOM
+    shift 2
+    expect "$name" 2 "$pattern" -- "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" "$@" --out "$out"
+    expect "$name: nothing written" 0 -- bash -c "[[ -z \$(ls -A '$out' 2>/dev/null) ]]"
+}
+refused "a missing checkpoint" 'checkpoint.restart = /nonexistent.h5md: No such file' \
+    --restart /nonexistent.h5md
+echo "[run]" >"$T/text.h5md"
+refused "a file that is not HDF5" 'text.h5md: not an HDF5 file' --restart "$T/text.h5md"
+if have_h5py; then
+    $PY -c "import h5py; h5py.File('$T/foreign.h5', 'w').create_group('h5md')"
+    refused "an HDF5 file that is not a ShiftBox checkpoint" 'not a ShiftBox MD checkpoint' \
+        --restart "$T/foreign.h5"
+fi
+refused "another cut-off" 'md.cutoff = 2.5 in the checkpoint but 3 in this run' \
+    --restart "$T/ck/md-00000050.h5md" -s md.cutoff=3
+refused "another time step" 'md.dt = 0.005 in the checkpoint but 0.004' \
+    --restart "$T/ck/md-00000050.h5md" -s md.dt=0.004
+refused "another lattice" 'md.cells = 20,20,20 in the checkpoint but 10,10,10' \
+    --restart "$T/ck/md-00000050.h5md" -s md.cells=10,10,10
+refused "md.steps before the checkpoint" "md.steps = 40 ends before the checkpoint's step 50" \
+    --restart "$T/ck/md-00000050.h5md" -s md.steps=40
+expect "--restart is for md only" 2 '--restart: exchange writes no checkpoints' -- \
+    "$SHIFTBOX" exchange --restart "$T/ck/md-00000050.h5md"
+expect "checkpoint.dir that cannot be a folder" 2 "checkpoint.dir '$T/text.h5md': exists and is not a directory" -- \
+    "$SHIFTBOX" md -s md.cells=4,4,4 -s md.steps=1 -s checkpoint.every=1 -s checkpoint.dir="$T/text.h5md"
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]

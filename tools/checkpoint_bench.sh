@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Checkpoint throughput against dd, in one run (issue 6).
+#
+#   tools/checkpoint_bench.sh [CELLS ...]     (default: 20 100, i.e. 32 000
+#                                              and 4 000 000 atoms)
+#
+# For each system, REPS times (default 3) and in turn: shiftbox md writes
+# its initial state as a checkpoint (md.steps=0, checkpoint.at_end=1:
+# parallel HDF5, Fletcher32, flushed to disk before the rename), restarts
+# from it (the read, the checks, the particles placed), and dd writes the
+# same number of bytes to the same folder with conv=fsync.  The page cache
+# is dropped before each of the three when this machine lets us (root,
+# /proc/sys/vm/drop_caches), so that the read comes from the disk and no
+# write pays for another's dirty pages; the last column says which.
+# Prints the medians in MB/s and their ratios to dd's write; the target is
+# >= 0.5 for both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${SHIFTBOX:=build/shiftbox}"
+: "${NP:=2}"
+: "${REPS:=3}"
+: "${OUT:=results/bench/checkpoint}"
+PY=/usr/bin/python3
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(20 100)
+mkdir -p "$OUT"
+
+cache=kept
+drop_caches() {
+    sync
+    if [[ -w /proc/sys/vm/drop_caches ]] && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then
+        cache="page cache dropped before each"
+    else
+        cache="page cache NOT dropped (no permission): reads may come from memory"
+    fi
+}
+
+value() { # value FILE KEY.KEY...
+    $PY -c "
+import json
+v = json.load(open('$1'))
+for k in '$2'.split('.'):
+    v = v[k]
+print(v)"
+}
+
+printf '# %d ranks, folder %s, median of %d\n' "$NP" "$OUT" "$REPS"
+printf '%10s %9s %10s %10s %10s %8s %8s\n' atoms MB write_MB/s read_MB/s dd_MB/s write/dd read/dd
+for cells in "${sizes[@]}"; do
+    dir=$OUT/atoms-$cells
+    system=(-s md.cells="$cells,$cells,$cells" -s md.steps=0)
+    samples=()
+    for ((rep = 0; rep < REPS; rep++)); do
+        rm -rf "$dir"
+        drop_caches
+        mpirun -np "$NP" "$SHIFTBOX" md "${system[@]}" -s checkpoint.at_end=1 --out "$dir" \
+            >"$dir.write.log" 2>&1 || { cat "$dir.write.log"; exit 1; }
+        bytes=$(value "$dir/summary.json" md.checkpoints.bytes)
+        wsec=$(value "$dir/summary.json" md.checkpoints.seconds)
+        drop_caches
+        mpirun -np "$NP" "$SHIFTBOX" md "${system[@]}" --restart "$dir/md-00000000.h5md" \
+            --out "$dir/restart" >"$dir.read.log" 2>&1 || { cat "$dir.read.log"; exit 1; }
+        rsec=$(value "$dir/restart/summary.json" md.restart.read_seconds)
+        drop_caches
+        mb=$((${bytes%.*} / 1048576 + 1))
+        dd_line=$(dd if=/dev/zero of="$dir/dd.bin" bs=1M count="$mb" conv=fsync 2>&1 | tail -n 1)
+        rm -f "$dir/dd.bin"
+        samples+=("$bytes $wsec $rsec $dd_line")
+    done
+    printf '%s\n' "${samples[@]}" | $PY -c "
+import re, statistics, sys
+w, r, d = [], [], []
+for line in sys.stdin:
+    nbytes, wsec, rsec, rest = line.split(' ', 3)
+    m = re.match(r'(\d+) bytes .* copied, ([0-9.]+) s', rest)
+    d.append(int(m.group(1)) / float(m.group(2)) / 1e6)
+    w.append(float(nbytes) / float(wsec) / 1e6)
+    r.append(float(nbytes) / float(rsec) / 1e6)
+med = statistics.median
+print(f'{4 * $cells**3:10d} {float(nbytes) / 1e6:9.1f} {med(w):10.0f} {med(r):10.0f} '
+      f'{med(d):10.0f} {med(w) / med(d):8.2f} {med(r) / med(d):8.2f}')"
+done
+echo "# $cache; write: create, write, close, fsync, rename; read: open, read, check, place"

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Validates a ShiftBox checkpoint and prints a one-line verdict.
+
+    python3 tools/h5check.py FILE [FILE ...]
+
+Checks the H5MD 1.1 structure (h5md version, author, creator; the box:
+dimension 3, periodic, edges as a 3x3 diagonal per frame; position,
+velocity and id with their step and time), that the ids are 0..N-1 once
+each, that positions lie in the box, the run state under /parameters and
+/parameters/restart, and that every dataset is chunked with Fletcher32 and
+reads back whole (HDF5 verifies each chunk's checksum as it reads).
+Exit code 0 when every file passes, 1 otherwise, 2 on bad usage.
+"""
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+except ImportError:  # pragma: no cover - h5py is a dependency (make deps)
+    sys.exit("h5check: needs h5py (Debian: python3-h5py)")
+
+
+class Invalid(Exception):
+    pass
+
+
+def need(condition, why):
+    if not condition:
+        raise Invalid(why)
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def check_header(f):
+    need("h5md" in f, "no /h5md group")
+    version = list(np.asarray(f["h5md"].attrs.get("version", [])).ravel())
+    need(version == [1, 1], f"/h5md version {version}, not [1, 1]")
+    need("name" in f["h5md/author"].attrs, "no /h5md/author name")
+    creator = f["h5md/creator"].attrs
+    need(text(creator.get("name", "")) == "ShiftBox", "creator is not ShiftBox")
+    need("version" in creator, "no creator version")
+
+
+def check_element(group, name, frames_shape):
+    element = group[name]
+    for part in ("step", "time", "value"):
+        need(part in element, f"{element.name} has no {part}")
+    value = element["value"]
+    need(value.shape == frames_shape, f"{value.name} has shape {value.shape}, not {frames_shape}")
+    need(element["step"].shape == (1,) and element["time"].shape == (1,),
+         f"{element.name}: step and time must hold one frame")
+    for holder in (value, element["time"]):
+        if "unit" in holder.attrs:
+            need(h5py.check_string_dtype(holder.attrs.get_id("unit").dtype) is not None
+                 and h5py.check_string_dtype(holder.attrs.get_id("unit").dtype).length is None,
+                 f"{holder.name} unit is not a variable-length string")
+    return value
+
+
+def check_particles(f):
+    all_ = f["particles/all"]
+    box = all_["box"]
+    need(int(box.attrs["dimension"]) == 3, "box dimension is not 3")
+    need([text(b) for b in box.attrs["boundary"]] == ["periodic"] * 3, "box is not periodic")
+    edges = check_element(box, "edges", (1, 3, 3))[0]
+    length = np.diag(edges)
+    need(np.all(length > 0) and np.count_nonzero(edges - np.diag(length)) == 0,
+         "box edges are not a positive diagonal")
+    n = all_["position/value"].shape[1]
+    position = check_element(all_, "position", (1, n, 3))[0]
+    check_element(all_, "velocity", (1, n, 3))
+    ids = check_element(all_, "id", (1, n))[0]
+    need(np.array_equal(np.sort(ids), np.arange(n)), "ids are not 0..N-1 once each")
+    need(np.all((position >= 0) & (position < length)), "a position lies outside the box")
+    step = int(all_["position/step"][0])
+    return n, step
+
+
+def check_parameters(f, n, step):
+    need("parameters" in f, "no /parameters group")
+    p = f["parameters"].attrs
+    for key in ("program", "version", "kind", "step", "time", "seed", "ranks", "dims",
+                "team_size", "module", "configuration", "atoms", "md.cells", "md.density",
+                "md.cutoff", "md.dt", "md.skin", "conserved_energy_at_step_0"):
+        need(key in p, f"/parameters has no attribute {key}")
+    need(int(p["step"]) == step, f"/parameters step {int(p['step'])} but the frame's {step}")
+    need(int(p["atoms"]) == n, f"/parameters atoms {int(p['atoms'])} but {n} particles")
+    restart = f["parameters/restart"]
+    per_rank = restart["particles_per_rank"][:]
+    need(per_rank.shape == (int(p["ranks"]),) and per_rank.sum() == n,
+         "particles_per_rank does not add up to the particles")
+    for name in ("position_in_box", "position_at_build"):
+        need(restart[name].shape == (n, 3), f"{restart[name].name} is not [N][3]")
+
+
+def check_checksums(f):
+    """Every dataset chunked with Fletcher32, read back whole."""
+    datasets = []
+    f.visititems(lambda name, obj: datasets.append(obj) if isinstance(obj, h5py.Dataset) else None)
+    for d in datasets:
+        need(d.chunks is not None and d.fletcher32, f"{d.name} is not chunked with Fletcher32")
+        try:
+            d[()]
+        except OSError as e:  # HDF5 reports a failed checksum as a read error
+            raise Invalid(f"{d.name} does not read back: {e}") from None
+    return len(datasets)
+
+
+def check(path):
+    with h5py.File(path, "r") as f:
+        check_header(f)
+        n, step = check_particles(f)
+        check_parameters(f, n, step)
+        count = check_checksums(f)
+    return f"H5MD 1.1, {n} particles at step {step}, {count} datasets checksummed and read"
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) >= 2 else 2
+    failed = 0
+    for path in argv[1:]:
+        try:
+            print(f"h5check: {path}: ok ({check(path)})")
+        except (Invalid, OSError, KeyError) as e:
+            print(f"h5check: {path}: FAILED: {e}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
