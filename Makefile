@@ -51,8 +51,9 @@ CC      := mpicc
 PKGS    := hdf5-openmpi inih libcjson
 CSTD    := -std=c11 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror
+OPENMP  := -fopenmp
 OPT     := -O3 -g
-CFLAGS  = $(CSTD) $(WARN) $(OPT) $(SAN) $(shell pkg-config --cflags $(PKGS))
+CFLAGS  = $(CSTD) $(WARN) $(OPT) $(OPENMP) $(SAN) $(shell pkg-config --cflags $(PKGS))
 LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lm
 ifeq ($(ASAN),1)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -71,19 +72,45 @@ endif
 CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
 # Hopper (sm_90) and Ampere (sm_80) code, plus PTX that newer GPUs can compile.
 NVCC_ARCH := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
-NVFLAGS  = -std=c++17 -O2 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-Werror
-# The static CUDA runtime: the binary starts on machines without CUDA and
-# reports that no GPU is usable.
-CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+NVFLAGS  = -std=c++17 -O2 --fmad=false $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-Werror
+# The CUDA runtime, static where the toolkit ships it: the binary then starts
+# on machines without CUDA and reports that no GPU is usable. Toolkits differ
+# in where they keep it (lib64, lib, targets/<arch>/lib), so it is looked up.
+CUDA_REAL := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+CUDA_LIBDIRS := $(sort $(foreach h,$(CUDA_HOME) $(CUDA_REAL),$(h)/lib64 $(h)/lib $(wildcard $(h)/targets/*/lib)))
+CUDART_A  := $(firstword $(wildcard $(addsuffix /libcudart_static.a,$(CUDA_LIBDIRS))))
+CUDART_SO := $(firstword $(wildcard $(addsuffix /libcudart.so,$(CUDA_LIBDIRS))))
+ifneq ($(CUDART_A),)
+CUDA_LIBS = $(CUDART_A) -ldl -lrt -lpthread -lstdc++
+else ifneq ($(CUDART_SO),)
+CUDA_LIBS = -L$(dir $(CUDART_SO)) -Wl,-rpath,$(dir $(CUDART_SO)) -lcudart -lstdc++
+else ifeq ($(CUDA),1)
+$(error CUDA=1 but no CUDA runtime (libcudart_static.a or libcudart.so) was found under $(CUDA_LIBDIRS))
+else ifneq ($(NVCC),)
+# nvcc without a runtime to link: the CUDA sources are still compiled (so a
+# compile error fails the build) but the binary is CPU-only.
+$(info note: nvcc found but no CUDA runtime library under $(CUDA_HOME); building the CPU-only binary, CUDA sources compiled as a check)
+CUDA_COMPILE_ONLY := 1
+endif
 
 # ---- sources ------------------------------------------------------------------
-SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard comm/*.c)
+SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard comm/*.c) \
+       $(filter-out %_none.c,$(wildcard gpu/*.c))
+# CUDA sources; each gpu/NAME_cuda.cu has a gpu/NAME_none.c twin linked instead
+# when the binary is built without CUDA.
+CU_SRC := $(wildcard gpu/*.cu)
+CU_OBJ := $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 ifneq ($(NVCC),)
-GPU_SRC  := gpu/device_cuda.cu
-GPU_OBJ  := $(BUILD)/obj/gpu/device_cuda.o
+CU_CHECK := $(CU_OBJ)
+endif
+ifneq ($(NVCC),)
+CUDA_LINKED := $(if $(CUDA_COMPILE_ONLY),,1)
+endif
+ifeq ($(CUDA_LINKED),1)
+GPU_OBJ  := $(CU_OBJ)
 GPU_LIBS  = $(CUDA_LIBS)
 else
-SRC      += gpu/device_none.c
+SRC      += $(CU_SRC:%_cuda.cu=%_none.c)
 GPU_OBJ  :=
 GPU_LIBS :=
 endif
@@ -95,18 +122,18 @@ UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # ---- targets --------------------------------------------------------------------
 .PHONY: all deps run check bench clean tests format
 
-all: $(BIN)
+all: $(BIN) $(CU_CHECK)
 
 $(BIN): $(OBJ)
 	$(say) LINK $@
-	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
+	$(Q)$(CC) $(SAN) $(OPENMP) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/gpu/%.o: gpu/%.cu gpu/device.h
+$(BUILD)/obj/gpu/%.o: gpu/%.cu $(wildcard gpu/*.h)
 	@mkdir -p $(@D)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(NVFLAGS) -c $< -o $@
@@ -116,7 +143,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	$(say) TEST $@
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB_OBJ) $(LDLIBS) $(GPU_LIBS) -lcmocka
 
-tests: $(BIN) $(UNIT_TESTS)
+tests: all $(UNIT_TESTS)
 
 deps:
 	@tools/install-deps.sh $(DEB_PACKAGES)
