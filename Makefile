@@ -94,7 +94,8 @@ CUDA_COMPILE_ONLY := 1
 endif
 
 # ---- sources ------------------------------------------------------------------
-SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard comm/*.c) \
+SRC := $(wildcard src/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard src/stencil/*.c) \
+       $(wildcard comm/*.c) \
        $(filter-out %_none.c,$(wildcard gpu/*.c))
 # CUDA sources; each gpu/NAME_cuda.cu has a gpu/NAME_none.c twin linked instead
 # when the binary is built without CUDA.
@@ -161,7 +162,7 @@ bench: deps
 	@SHIFTBOX=$(BIN) tools/bench.sh
 
 format:
-	clang-format -i src/*.[ch] comm/*.[ch] gpu/*.[ch] tests/*.[ch]
+	clang-format -i src/*.[ch] src/*/*.[ch] comm/*.[ch] gpu/*.[ch] gpu/*.cu tests/*.[ch]
 
 clean:
 	rm -rf build

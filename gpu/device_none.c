@@ -7,3 +7,9 @@ int gpu_probe(char *describe, size_t size)
     snprintf(describe, size, "none (built without CUDA)");
     return 0;
 }
+
+int gpu_select_device(int local_rank)
+{
+    (void)local_rank;
+    return -1;
+}

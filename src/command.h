@@ -29,5 +29,6 @@ int cmd_exchange(struct run_ctx *ctx);
 int cmd_md(struct run_ctx *ctx);
 int cmd_pingpong(struct run_ctx *ctx);
 int cmd_model(struct run_ctx *ctx);
+int cmd_stencil(struct run_ctx *ctx);
 
 #endif

@@ -314,6 +314,20 @@ static bool list_item(const char *text, int n, char *buf, size_t size)
     return true;
 }
 
+/* Comma-separated reals; returns the count, or -1 when an item is not a
+ * number or there are more than max. */
+static int parse_real_list(const char *text, double *out, int max)
+{
+    char item[64];
+    int n = 0;
+    for (; list_item(text, n, item, sizeof item); n++) {
+        double v;
+        if (n == max || !parse_real(item, &v)) return -1;
+        out[n] = v;
+    }
+    return n;
+}
+
 static bool parse_int3(const char *text, int out[3], long long min, long long max)
 {
     const char *p = text;
@@ -423,6 +437,20 @@ int key_validate(const struct key_spec *k, const char *text, struct sb_msg *m)
             return sb_fail(m, SB_EUSAGE,
                            "%s.%s = '%s': accepted: three integers a,b,c in %lld..%lld", k->section,
                            k->name, text, k->imin, k->imax);
+        return SB_OK;
+    }
+    case KEY_REAL_LIST: {
+        if (k->choices && !strcasecmp(v, k->choices)) return SB_OK;
+        double items[64];
+        int n = parse_real_list(v, items, 64);
+        bool in_range = n > 0;
+        for (int i = 0; i < n; i++)
+            in_range = in_range && items[i] >= k->rmin && items[i] <= k->rmax;
+        if (!in_range)
+            return sb_fail(m, SB_EUSAGE,
+                           "%s.%s = '%s': accepted: numbers in %g..%g separated by commas%s%s",
+                           k->section, k->name, text, k->rmin, k->rmax, k->choices ? ", or " : "",
+                           k->choices ? k->choices : "");
         return SB_OK;
     }
     case KEY_DIMS: {
@@ -586,6 +614,12 @@ const char *cfg_raw(const struct config *c, const char *key)
     return c->value[getter_id(key, ~0u)];
 }
 
+int cfg_real_list(const struct config *c, const char *key, double *out, int max)
+{
+    int n = parse_real_list(c->value[getter_id(key, TYPE(KEY_REAL_LIST))], out, max);
+    return n < 0 ? 0 : n;
+}
+
 void cfg_int3(const struct config *c, const char *key, int v[3])
 {
     int id = getter_id(key, TYPE(KEY_INT3));
@@ -600,8 +634,12 @@ bool cfg_is_default(const struct config *c, const char *key)
 
 bool cfg_all(const struct config *c, const char *key)
 {
-    int id = getter_id(key, TYPE(KEY_INT_LIST) | TYPE(KEY_CHOICE_LIST) | TYPE(KEY_DIMS));
-    return !strcasecmp(c->value[id], "all");
+    int id = getter_id(key, TYPE(KEY_INT_LIST) | TYPE(KEY_CHOICE_LIST) | TYPE(KEY_DIMS) |
+                                TYPE(KEY_REAL_LIST));
+    const char *word = config_keys[id].type == KEY_CHOICE_LIST || config_keys[id].type == KEY_DIMS
+                           ? "all"
+                           : config_keys[id].choices;
+    return word && !strcasecmp(c->value[id], word);
 }
 
 bool cfg_choice_item(const struct config *c, const char *key, int n, char *buf, size_t size)
@@ -670,8 +708,8 @@ static const char *type_name(const struct key_spec *k, char *buf, size_t size)
         snprintf(buf, size, "text");
         break;
     case KEY_INT_LIST:
-        snprintf(buf, size, "list of %lld..%lld, ranges a-b%s", k->imin, k->imax,
-                 k->choices ? ", or all" : "");
+        snprintf(buf, size, "list of %lld..%lld, ranges a-b%s%s", k->imin, k->imax,
+                 k->choices ? ", or " : "", k->choices ? k->choices : "");
         break;
     case KEY_CHOICE_LIST:
         snprintf(buf, size, "list of %s, or all", k->choices);
@@ -681,6 +719,10 @@ static const char *type_name(const struct key_spec *k, char *buf, size_t size)
         break;
     case KEY_INT3:
         snprintf(buf, size, "a,b,c in %lld..%lld", k->imin, k->imax);
+        break;
+    case KEY_REAL_LIST:
+        snprintf(buf, size, "list of numbers%s%s", k->choices ? ", or " : "",
+                 k->choices ? k->choices : "");
         break;
     }
     return buf;

@@ -26,6 +26,7 @@ enum key_type {
     KEY_DIMS,        /* "auto", "all" (every grid) or three integers nx,ny,nz >= 0 (0: chosen
                         by MPI) */
     KEY_INT3,        /* three integers a,b,c, each in [imin, imax] */
+    KEY_REAL_LIST,   /* reals "0.1,0.5,0.1", each in [rmin, rmax]; also the word in choices */
 };
 
 struct key_spec {
@@ -88,11 +89,15 @@ int cfg_int_list(const struct config *c, const char *key, long long *out);
 void cfg_dims(const struct config *c, const char *key, int dims[3]);
 /* The text of any key as it was set (for messages). */
 const char *cfg_raw(const struct config *c, const char *key);
+/* KEY_REAL_LIST: at most max values into out; returns the count (0 for
+ * the word in choices). */
+int cfg_real_list(const struct config *c, const char *key, double *out, int max);
 /* KEY_INT3: fills v[3]. */
 void cfg_int3(const struct config *c, const char *key, int v[3]);
 /* True when the key still holds its default (no file and no -s set it). */
 bool cfg_is_default(const struct config *c, const char *key);
-/* True when a KEY_INT_LIST, KEY_CHOICE_LIST or KEY_DIMS key says "all". */
+/* True when a KEY_INT_LIST, KEY_CHOICE_LIST or KEY_DIMS key says "all", or
+ * a KEY_INT_LIST / KEY_REAL_LIST key says the word of its choices. */
 bool cfg_all(const struct config *c, const char *key);
 /* KEY_CHOICE_LIST: the n-th item (0-based) of the list, with "all"
  * expanded to every choice, into buf; false past the end. */

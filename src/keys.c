@@ -9,8 +9,8 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",   "decomp",   "exchange", "md", "checkpoint",
-                                       "model", "pingpong", "stats",    NULL};
+const char *const config_sections[] = {"run",   "decomp",   "exchange", "md",      "checkpoint",
+                                       "model", "pingpong", "stats",    "stencil", NULL};
 
 const struct key_spec config_keys[] = {
     /* [run] ------------------------------------------------------------- */
@@ -153,6 +153,46 @@ const struct key_spec config_keys[] = {
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,
      "filtered statistics drop times above cut_coef x median (seed 002 sec. 3.4)"},
+
+    /* [stencil] --------------------------------------------------------- */
+    {"stencil", "dim", KEY_INT, "2", 2, 3, NO_REAL, NULL,
+     "2: 5-point stencil on a 2D grid; 3: 7-point stencil on a 3D grid"},
+    {"stencil", "size", KEY_INT_LIST, "auto", 1, 1 << 24, NO_REAL, "auto",
+     "global grid points nx,ny(,nz); a missing last value repeats the one before; auto: "
+     "4096,4096 (2D) or 256,256,256 (3D)"},
+    {"stencil", "depth", KEY_INT_LIST, "4", 1, 4096, NO_REAL, NULL,
+     "halo depths d to run (exchange every d iterations); a list is a sweep"},
+    {"stencil", "iterations", KEY_INT, "100", 1, 100000000, NO_REAL, NULL,
+     "stencil iterations (sweeps) per point of the sweep"},
+    {"stencil", "exchange", KEY_CHOICE_LIST, "sync", NO_INT, NO_REAL, "sync|async",
+     "sync: axis by axis, corners forwarded (seed 004 Fig. 2.7); async: all 8/26 neighbours "
+     "at once (Fig. 2.8); a list is a sweep"},
+    {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,
+     "1: compute the interior while the halo travels, then the outer frame (seed 004 "
+     "Listing 10); 0,1 runs both"},
+    {"stencil", "backend", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|cuda|cpu",
+     "auto: CUDA when a GPU is usable, else the CPU (saying so); cuda: exit 2 without a GPU"},
+    {"stencil", "precision", KEY_CHOICE, "float", NO_INT, NO_REAL, "float|double",
+     "the field's floating-point type"},
+    {"stencil", "weights", KEY_REAL_LIST, "auto", NO_INT, -1e6, 1e6, "auto",
+     "stencil weights in seed 004 Listing 2's order: 2D (y-1),(x-1),centre,(x+1),(y+1); 3D "
+     "(z-1), the 2D five, (z+1); auto: 0.125 around 0.5 (2D), 0.1 around 0.4 (3D)"},
+    {"stencil", "pinned", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
+     "CUDA: page-locked host buffers for the halo (faster copies)"},
+    {"stencil", "cuda_aware", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|0|1",
+     "CUDA: hand device buffers to MPI; auto: when the MPI library says it can"},
+    {"stencil", "threads", KEY_INT, "1", 0, 4096, NO_REAL, NULL,
+     "CPU backend: OpenMP threads per rank (0: OpenMP's default)"},
+    {"stencil", "warmup", KEY_INT, "0", 0, 100000000, NO_REAL, NULL,
+     "untimed iterations before each point (the field is then reset)"},
+    {"stencil", "verify", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
+     "compare the final field bit for bit with a single-rank depth-1 run of the same "
+     "backend (and with the CPU backend, to 1e-6, when the run is on CUDA)"},
+    {"stencil", "calibrate", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
+     "measure the memory's copy bandwidth and report the single-sweep kernel's bandwidth as "
+     "a ratio of it"},
+    {"stencil", "inject_fault", KEY_INT, "-1", -1, 100000000, NO_REAL, NULL,
+     "test: after exchange number N (0-based) the last rank corrupts one halo value"},
 
     {NULL, NULL, KEY_TEXT, NULL, NO_INT, NO_REAL, NULL, NULL},
 };

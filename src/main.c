@@ -22,6 +22,7 @@ static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
                                                 "model", "stats",  NULL};
 static const char *const pingpong_sections[] = {"pingpong", "stats", NULL};
 static const char *const model_sections[] = {"exchange", "model", NULL};
+static const char *const stencil_sections[] = {"decomp", "stencil", NULL};
 
 static const struct command commands[] = {
     {"md",
@@ -40,6 +41,10 @@ static const struct command commands[] = {
      "predict every module's exchange time from hockney.json (no MPI run needed); the "
      "Team Shift / Shift trade-off points",
      model_sections, cmd_model},
+    {"stencil",
+     "the deep-halo stencil (seed 004) in 2D and 3D on the CUDA or CPU backend: segment times, "
+     "overlap, and the field verified bit for bit",
+     stencil_sections, cmd_stencil},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

@@ -122,7 +122,7 @@ static cJSON *typed_value(const struct key_spec *k, const struct config *c, cons
         return list;
     }
     case KEY_INT_LIST: {
-        if (cfg_all(c, key)) return cJSON_CreateString("all");
+        if (cfg_all(c, key)) return cJSON_CreateString(cfg_raw(c, key));
         long long *items = sb_malloc(CONFIG_MAX_LIST * sizeof *items, "a list");
         int n = cfg_int_list(c, key, items);
         cJSON *list = cJSON_CreateArray();
@@ -135,6 +135,12 @@ static cJSON *typed_value(const struct key_spec *k, const struct config *c, cons
         int three[3];
         cfg_int3(c, key, three);
         return cJSON_CreateIntArray(three, 3);
+    }
+    case KEY_REAL_LIST: {
+        if (cfg_all(c, key)) return cJSON_CreateString(cfg_raw(c, key));
+        double items[64];
+        int n = cfg_real_list(c, key, items, 64);
+        return cJSON_CreateDoubleArray(items, n);
     }
     case KEY_DIMS: {
         if (cfg_all(c, key)) return cJSON_CreateString("all");

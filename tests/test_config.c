@@ -205,6 +205,31 @@ static void test_choice_lists_and_all(void **state)
     config_free(&c);
 }
 
+/* Lists of reals (stencil.weights) and the word that stands for them. */
+static void test_real_lists(void **state)
+{
+    (void)state;
+    struct config c;
+    struct sb_msg m = {""};
+    double w[64];
+    config_init(&c);
+    assert_true(cfg_all(&c, "stencil.weights")); /* "auto" */
+    assert_int_equal(cfg_real_list(&c, "stencil.weights", w, 64), 0);
+    assert_int_equal(config_override(&c, "stencil.weights=0.25, -1e-3,2", &m), SB_OK);
+    assert_false(cfg_all(&c, "stencil.weights"));
+    assert_int_equal(cfg_real_list(&c, "stencil.weights", w, 64), 3);
+    assert_true(w[1] == -1e-3 && w[2] == 2.0);
+    assert_int_equal(config_override(&c, "stencil.weights=0.1,x", &m), SB_EUSAGE);
+    assert_non_null(strstr(m.text, "stencil.weights"));
+    assert_non_null(strstr(m.text, "or auto"));
+    assert_int_equal(config_override(&c, "stencil.weights=1e7", &m), SB_EUSAGE);
+    assert_int_equal(config_override(&c, "stencil.weights=", &m), SB_EUSAGE);
+    /* an integer list whose word is "auto" */
+    assert_true(cfg_all(&c, "stencil.size"));
+    assert_int_equal(config_override(&c, "stencil.size=all", &m), SB_EUSAGE);
+    config_free(&c);
+}
+
 static void test_ini_round_trip(void **state)
 {
     (void)state;
@@ -239,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_nearest_key),
         cmocka_unit_test(test_typed_validation),
         cmocka_unit_test(test_choice_lists_and_all),
+        cmocka_unit_test(test_real_lists),
         cmocka_unit_test(test_ini_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

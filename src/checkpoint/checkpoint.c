@@ -60,8 +60,9 @@ int checkpoint_exists(const char *path, const char *key, struct sb_msg *m)
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return sb_fail(m, SB_EUSAGE, "%s = %s: %s; accepted: a checkpoint file (.h5md) written "
-                                     "by shiftbox md with checkpoint.every or checkpoint.at_end",
+        return sb_fail(m, SB_EUSAGE,
+                       "%s = %s: %s; accepted: a checkpoint file (.h5md) written "
+                       "by shiftbox md with checkpoint.every or checkpoint.at_end",
                        key, path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return sb_fail(m, SB_EUSAGE, "%s = %s: not a regular file", key, path);
@@ -97,8 +98,8 @@ static int commit_on_rank0(struct checkpoint_plan *c, const char *path, double *
         return sb_fail(m, SB_ERUNTIME, "checkpoint.dir %s: cannot flush: %s", c->dir,
                        strerror(errno));
     *bytes = (double)st.st_size;
-    c->written = sb_realloc(c->written, (size_t)(c->nwritten + 1) * sizeof *c->written,
-                            "checkpoint names");
+    c->written =
+        sb_realloc(c->written, (size_t)(c->nwritten + 1) * sizeof *c->written, "checkpoint names");
     snprintf(c->written[c->nwritten++], PATH_MAX, "%s", path);
     while (c->keep > 0 && c->nwritten > c->keep) { /* the newest is complete: drop the oldest */
         if (unlink(c->written[0]) != 0 && errno != ENOENT)
@@ -108,8 +109,7 @@ static int commit_on_rank0(struct checkpoint_plan *c, const char *path, double *
     return SB_OK;
 }
 
-int checkpoint_commit(struct checkpoint_plan *c, const char *path, double started,
-                      struct sb_msg *m)
+int checkpoint_commit(struct checkpoint_plan *c, const char *path, double started, struct sb_msg *m)
 {
     int rank, rc = SB_OK;
     double bytes = 0.0;

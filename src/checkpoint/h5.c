@@ -37,8 +37,8 @@ static hid_t file_access(MPI_Comm comm, bool create)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0 ||
         H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
-        (create && (H5Pset_all_coll_metadata_ops(fapl, 1) < 0 ||
-                    H5Pset_coll_metadata_write(fapl, 1) < 0))) {
+        (create &&
+         (H5Pset_all_coll_metadata_ops(fapl, 1) < 0 || H5Pset_coll_metadata_write(fapl, 1) < 0))) {
         if (fapl >= 0) H5Pclose(fapl);
         return -1;
     }
@@ -264,8 +264,7 @@ int h5_open_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t *datas
     return SB_OK;
 }
 
-int h5_extent(struct h5_file *f, hid_t dataset, const char *name, int rank, int axis,
-              hsize_t *rows)
+int h5_extent(struct h5_file *f, hid_t dataset, const char *name, int rank, int axis, hsize_t *rows)
 {
     hsize_t dims[H5S_MAX_RANK];
     hid_t space = H5Dget_space(dataset);

@@ -45,9 +45,10 @@ static inline void partners(const int *restrict js, int n, bool both, const doub
 /* Built twice, for AVX2 and for any x86-64, the loader picking the one the
  * processor runs (GCC's target_clones).  With -std=c11 GCC contracts no
  * multiply-add into FMA and reorders no sum, so both give the same bits. */
-__attribute__((target_clones("avx2", "default")))
-void lj_forces(const struct neighbor *nb, const double *restrict x, int nown,
-               double *restrict f, double cutoff, bool energy, struct md_energy *e)
+__attribute__((target_clones("avx2", "default"))) void lj_forces(const struct neighbor *nb,
+                                                                 const double *restrict x, int nown,
+                                                                 double *restrict f, double cutoff,
+                                                                 bool energy, struct md_energy *e)
 {
     (void)nown;
     const double cut2 = cutoff * cutoff;
@@ -63,8 +64,8 @@ void lj_forces(const struct neighbor *nb, const double *restrict x, int nown,
                      sums);
         } else {
             partners(js, nb->own[row], true, x, f, xi, yi, zi, cut2, false, fi, sums);
-            partners(js + nb->own[row], nb->ghosts[row], false, x, f, xi, yi, zi, cut2, false,
-                     fi, sums);
+            partners(js + nb->own[row], nb->ghosts[row], false, x, f, xi, yi, zi, cut2, false, fi,
+                     sums);
         }
         f[3 * i] += fi[0];
         f[3 * i + 1] += fi[1];

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void md_geometry_init(struct md_geometry *g, const struct md_params *p,
-                      const struct topology *t)
+void md_geometry_init(struct md_geometry *g, const struct md_params *p, const struct topology *t)
 {
     g->lattice = cbrt(4.0 / p->density);
     g->reach = p->cutoff + p->skin;
@@ -20,16 +19,14 @@ void md_geometry_init(struct md_geometry *g, const struct md_params *p,
         g->length[d] = p->cells[d] * g->lattice;
         g->edge[d] = g->length[d] / t->dims[d];
         g->corner[d] = t->coords[d] * g->edge[d];
-        if (g->edge[d] < smallest)
-            smallest = g->edge[d];
+        if (g->edge[d] < smallest) smallest = g->edge[d];
     }
     g->k = (int)ceil(g->reach / smallest);
 }
 
 void particles_reserve(struct particles *p, int n)
 {
-    if (n <= p->cap)
-        return;
+    if (n <= p->cap) return;
     int cap = n + n / 2 + 16;
     size_t three = 3 * (size_t)cap * sizeof(double);
     p->x = sb_realloc(p->x, three, "positions");
@@ -56,18 +53,16 @@ int md_box_of(double pos, double edge, int n)
     return b < 0 ? 0 : b >= n ? n - 1 : b;
 }
 
-long long md_lattice(struct particles *p, const struct md_params *prm,
-                     const struct md_geometry *g, const struct topology *t)
+long long md_lattice(struct particles *p, const struct md_params *prm, const struct md_geometry *g,
+                     const struct topology *t)
 {
     static const double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
     int lo[3], hi[3];
     for (int d = 0; d < 3; d++) { /* the cells that can reach into this box */
         lo[d] = (int)floor(g->corner[d] / g->lattice) - 1;
         hi[d] = (int)ceil((g->corner[d] + g->edge[d]) / g->lattice) + 1;
-        if (lo[d] < 0)
-            lo[d] = 0;
-        if (hi[d] > prm->cells[d])
-            hi[d] = prm->cells[d];
+        if (lo[d] < 0) lo[d] = 0;
+        if (hi[d] > prm->cells[d]) hi[d] = prm->cells[d];
     }
     p->n = 0;
     for (int i = lo[0]; i < hi[0]; i++)
@@ -81,8 +76,7 @@ long long md_lattice(struct particles *p, const struct md_params *prm,
                         pos[d] = (cell[d] + basis[b][d]) * g->lattice;
                         mine = md_box_of(pos[d], g->edge[d], t->dims[d]) == t->coords[d];
                     }
-                    if (!mine)
-                        continue;
+                    if (!mine) continue;
                     particles_reserve(p, p->n + 1);
                     for (int d = 0; d < 3; d++) {
                         p->x[3 * p->n + d] = pos[d] - g->corner[d];
@@ -102,8 +96,7 @@ void md_raw_velocity(uint64_t seed, int64_t id, int32_t raw[3])
         raw[d] = (int32_t)((h >> (16 * d)) & 0xFFFF) - 32768;
 }
 
-int md_velocities(struct particles *p, const struct md_params *prm, long long total,
-                  MPI_Comm comm)
+int md_velocities(struct particles *p, const struct md_params *prm, long long total, MPI_Comm comm)
 {
     /* sums[0..2]: the components, sums[3]: their squares; exact in int64 */
     int64_t sums[4] = {0, 0, 0, 0};
@@ -138,8 +131,7 @@ void particles_sort(struct particles *p, const struct md_geometry *g, double cel
     int n[3];
     for (int d = 0; d < 3; d++) {
         n[d] = (int)(g->edge[d] / cell);
-        if (n[d] < 1)
-            n[d] = 1;
+        if (n[d] < 1) n[d] = 1;
     }
     int ncells = n[0] * n[1] * n[2];
     int *key = sb_malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *key, "sort keys");

@@ -35,15 +35,14 @@ struct md_geometry {
 /* One box's particles. */
 struct particles {
     int n, cap;
-    double *x;     /* positions relative to the box corner, [3n] */
-    double *v;     /* velocities [3n] */
-    double *f;     /* forces [3n] */
-    double *x0;    /* positions at the last neighbour-list build [3n] */
-    int64_t *id;   /* global ids, from the lattice site */
+    double *x;   /* positions relative to the box corner, [3n] */
+    double *v;   /* velocities [3n] */
+    double *f;   /* forces [3n] */
+    double *x0;  /* positions at the last neighbour-list build [3n] */
+    int64_t *id; /* global ids, from the lattice site */
 };
 
-void md_geometry_init(struct md_geometry *g, const struct md_params *p,
-                      const struct topology *t);
+void md_geometry_init(struct md_geometry *g, const struct md_params *p, const struct topology *t);
 
 void particles_reserve(struct particles *p, int n);
 void particles_free(struct particles *p);
@@ -55,13 +54,12 @@ int md_box_of(double pos, double edge, int n);
 
 /* Fills p with the lattice sites that fall in this box; returns the
  * particle count of the whole system. */
-long long md_lattice(struct particles *p, const struct md_params *prm,
-                     const struct md_geometry *g, const struct topology *t);
+long long md_lattice(struct particles *p, const struct md_params *prm, const struct md_geometry *g,
+                     const struct topology *t);
 
 /* Velocities from the particle id and the seed only, with zero total
  * momentum and the set temperature; collective over `comm` (the leaders). */
-int md_velocities(struct particles *p, const struct md_params *prm, long long total,
-                  MPI_Comm comm);
+int md_velocities(struct particles *p, const struct md_params *prm, long long total, MPI_Comm comm);
 
 /* Reorders the particles by their place in a grid of cells of edge about
  * `cell` over the box (a stable counting sort), so that neighbours lie

@@ -58,9 +58,8 @@ static int swap(const struct movers *out, int to, struct movers *in, int from, i
 
 /* Moves along dimension d: out through the lower face goes to the box at
  * -1, out through the upper face to the box at +1. */
-static int migrate_dim(struct particles *p, const struct md_geometry *g,
-                       const struct topology *t, int d, struct movers *down,
-                       struct movers *up, struct movers *arrived)
+static int migrate_dim(struct particles *p, const struct md_geometry *g, const struct topology *t,
+                       int d, struct movers *down, struct movers *up, struct movers *arrived)
 {
     double edge = g->edge[d];
     down->n = up->n = arrived->n = 0;
@@ -70,8 +69,8 @@ static int migrate_dim(struct particles *p, const struct md_geometry *g,
         if (pos < -edge || pos >= 2 * edge) {
             log_rank_error("md: particle %lld moved more than one box (%c = %.6g in a box of "
                            "edge %.6g, box %d,%d,%d); a smaller md.dt or larger boxes",
-                           (long long)p->id[i], "xyz"[d], pos, edge, t->coords[0], t->coords[1],
-                           t->coords[2]);
+                           (long long)p->id[i], "xyz"[d], pos, edge, t -> coords[0], t -> coords[1],
+                           t -> coords[2]);
             return SB_ERUNTIME;
         }
         if (pos < 0.0 || pos >= edge) {

@@ -20,8 +20,7 @@ static void setup_bins(struct neighbor *nb, const double edge[3], double reach)
         double extent = edge[d] + 2 * reach;
         nb->lo[d] = -reach;
         nb->nbins[d] = (int)floor(extent / (reach / BINS_PER_REACH));
-        if (nb->nbins[d] < 1)
-            nb->nbins[d] = 1;
+        if (nb->nbins[d] < 1) nb->nbins[d] = 1;
         nb->binsize[d] = extent / nb->nbins[d];
         range[d] = (int)ceil(reach / nb->binsize[d]);
     }
@@ -36,11 +35,9 @@ static void setup_bins(struct neighbor *nb, const double edge[3], double reach)
                 double gap2 = 0.0;
                 for (int d = 0; d < 3; d++) {
                     double gap = (abs(s[d]) - 1) * nb->binsize[d];
-                    if (gap > 0)
-                        gap2 += gap * gap;
+                    if (gap > 0) gap2 += gap * gap;
                 }
-                if (gap2 < reach * reach)
-                    zmax = k;
+                if (gap2 < reach * reach) zmax = k;
             }
             if (zmax >= 0) {
                 nb->stencil[nb->nstencil][0] = i;
@@ -57,8 +54,7 @@ static inline int bin_of(const struct neighbor *nb, const double *p)
     int b[3];
     for (int d = 0; d < 3; d++) {
         double c = (p[d] - nb->lo[d]) / nb->binsize[d];
-        if (!(c >= 0.0) || c >= nb->nbins[d])
-            return -1;
+        if (!(c >= 0.0) || c >= nb->nbins[d]) return -1;
         b[d] = (int)c;
     }
     return (b[0] * nb->nbins[1] + b[1]) * nb->nbins[2] + b[2];
@@ -80,16 +76,14 @@ static void fill_bins(struct neighbor *nb, const double *x, int total, int *bin_
     int *where = sb_malloc((size_t)(total > 0 ? total : 1) * sizeof *where, "bin indices");
     for (int i = 0; i < total; i++) {
         where[i] = bin_of(nb, x + 3 * (size_t)i);
-        if (where[i] >= 0)
-            nb->bin_start[where[i] + 1]++;
+        if (where[i] >= 0) nb->bin_start[where[i] + 1]++;
     }
     for (int b = 0; b < nbins; b++)
         nb->bin_start[b + 1] += nb->bin_start[b];
     int *fill = sb_malloc((size_t)nbins * sizeof *fill + 1, "bin fill");
     memcpy(fill, nb->bin_start, (size_t)nbins * sizeof *fill);
     for (int i = 0; i < total; i++)
-        if (where[i] >= 0)
-            nb->bin_atoms[fill[where[i]]++] = i;
+        if (where[i] >= 0) nb->bin_atoms[fill[where[i]]++] = i;
     memcpy(bin_of_own, where, (size_t)nown * sizeof *bin_of_own);
     free(fill);
     free(where);
@@ -97,8 +91,7 @@ static void fill_bins(struct neighbor *nb, const double *x, int total, int *bin_
 
 static void reserve(int **array, size_t *cap, size_t n)
 {
-    if (n <= *cap && *array)
-        return;
+    if (n <= *cap && *array) return;
     *cap = n + n / 2 + 1024;
     *array = sb_realloc(*array, *cap * sizeof **array, "neighbour list");
 }
@@ -108,30 +101,26 @@ static void reserve(int **array, size_t *cap, size_t n)
 /* The lists of the particles of one home bin: the candidate ranges (one
  * per stencil row) are found once, and candidates read in bin order.
  * Built for AVX2 and for any x86-64 (see lj_forces). */
-__attribute__((target_clones("avx2", "default"))) static void lists_of_bin(struct neighbor *nb, const int home[3], int nown, double reach2,
-                         int *own_count, int *ghost_count, int *starts)
+__attribute__((target_clones("avx2", "default"))) static void
+lists_of_bin(struct neighbor *nb, const int home[3], int nown, double reach2, int *own_count,
+             int *ghost_count, int *starts)
 {
     int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
     bool owners = false; /* most halo bins hold ghosts only: nothing to list */
     for (int a = nb->bin_start[hb]; a < nb->bin_start[hb + 1] && !owners; a++)
         owners = nb->bin_atoms[a] >= nb->i_lo && nb->bin_atoms[a] < nb->i_hi;
-    if (!owners)
-        return;
+    if (!owners) return;
     int nranges = 0;
     size_t candidates = 0;
     for (int s = 0; s < nb->nstencil; s++) {
         int bx = home[0] + nb->stencil[s][0], by = home[1] + nb->stencil[s][1];
-        if (bx < 0 || bx >= nb->nbins[0] || by < 0 || by >= nb->nbins[1])
-            continue;
+        if (bx < 0 || bx >= nb->nbins[0] || by < 0 || by >= nb->nbins[1]) continue;
         int zlo = home[2] - nb->stencil[s][2], zhi = home[2] + nb->stencil[s][2];
-        if (zlo < 0)
-            zlo = 0;
-        if (zhi >= nb->nbins[2])
-            zhi = nb->nbins[2] - 1;
+        if (zlo < 0) zlo = 0;
+        if (zhi >= nb->nbins[2]) zhi = nb->nbins[2] - 1;
         int row = (bx * nb->nbins[1] + by) * nb->nbins[2];
         int first = nb->bin_start[row + zlo], last = nb->bin_start[row + zhi + 1];
-        if (first == last)
-            continue;
+        if (first == last) continue;
         nb->near[2 * nranges] = first;
         nb->near[2 * nranges + 1] = last;
         nranges++;
@@ -141,8 +130,7 @@ __attribute__((target_clones("avx2", "default"))) static void lists_of_bin(struc
         int i = nb->bin_atoms[a];
         if (i >= nown || i < nb->i_lo || i >= nb->i_hi)
             continue; /* ghosts and other members' particles have no list here */
-        const double xi = nb->sorted[3 * a], yi = nb->sorted[3 * a + 1],
-                     zi = nb->sorted[3 * a + 2];
+        const double xi = nb->sorted[3 * a], yi = nb->sorted[3 * a + 1], zi = nb->sorted[3 * a + 2];
         int row = i - nb->i_lo;
         /* room for every candidate, so the scan below can write blindly */
         reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates);
@@ -172,8 +160,8 @@ __attribute__((target_clones("avx2", "default"))) static void lists_of_bin(struc
     }
 }
 
-void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo,
-                    int i_hi, const double edge[3], double reach)
+void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
+                    const double edge[3], double reach)
 {
     setup_bins(nb, edge, reach);
     int total = nown + nghost;
@@ -183,7 +171,8 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2], binned = nb->bin_start[nbins];
     if ((size_t)binned * 3 > nb->sorted_cap || !nb->sorted) {
         nb->sorted_cap = 3 * (size_t)binned + 3 * (size_t)binned / 2 + 3;
-        nb->sorted = sb_realloc(nb->sorted, nb->sorted_cap * sizeof *nb->sorted, "binned positions");
+        nb->sorted =
+            sb_realloc(nb->sorted, nb->sorted_cap * sizeof *nb->sorted, "binned positions");
     }
     for (int a = 0; a < binned; a++)
         memcpy(nb->sorted + 3 * a, x + 3 * (size_t)nb->bin_atoms[a], 3 * sizeof(double));

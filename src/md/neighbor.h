@@ -17,7 +17,7 @@ struct neighbor {
     int nbins[3];
     double lo[3], binsize[3];
     int *bin_start, *bin_atoms; /* CSR: atoms of bin b are bin_atoms[bin_start[b]..b+1) */
-    int (*stencil)[3]; /* rows of bins within reach: sx, sy and the largest |sz| */
+    int (*stencil)[3];          /* rows of bins within reach: sx, sy and the largest |sz| */
     int nstencil;
     int bins_cap, atoms_cap;
     /* lists for particles [i_lo, i_hi) */
@@ -31,13 +31,13 @@ struct neighbor {
     size_t scratch_cap;
     double *sorted; /* positions in bin order, for the candidate scans */
     size_t sorted_cap;
-    int *near;      /* the candidate ranges around one home bin: first, end */
+    int *near; /* the candidate ranges around one home bin: first, end */
 };
 
 /* Builds the lists of particles [i_lo, i_hi) among x[0..nown+nghost).
  * edge: the box; reach: cut-off + skin. */
-void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo,
-                    int i_hi, const double edge[3], double reach);
+void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
+                    const double edge[3], double reach);
 
 void neighbor_free(struct neighbor *nb);
 

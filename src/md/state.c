@@ -38,8 +38,7 @@ static int write_stamp(struct h5_file *f, hid_t element, int rank, long step, do
     const int64_t step64 = step;
     hid_t s = -1, t = -1;
     int rc = h5_dataset(f, element, "step", H5T_NATIVE_INT64, 1, &one, 0, 1, &s);
-    if (rc == SB_OK)
-        rc = h5_write_rows(f, s, "step", H5T_NATIVE_INT64, 0, 0, rank == 0, &step64);
+    if (rc == SB_OK) rc = h5_write_rows(f, s, "step", H5T_NATIVE_INT64, 0, 0, rank == 0, &step64);
     if (rc == SB_OK) rc = h5_dataset(f, element, "time", H5T_NATIVE_DOUBLE, 1, &one, 0, 1, &t);
     if (rc == SB_OK && time_unit) rc = h5_attr_text(f, t, "unit", time_unit);
     if (rc == SB_OK) rc = h5_write_rows(f, t, "time", H5T_NATIVE_DOUBLE, 0, 0, rank == 0, &time);
@@ -126,8 +125,8 @@ static int write_parameters(struct h5_file *f, hid_t parameters, const struct md
 {
     const struct md_params *prm = info->prm;
     const struct topology *t = info->topo;
-    const int64_t step64 = step, seed = (int64_t)prm->seed, ranks = t->nranks,
-                  team = t->team_size, atoms = 4LL * prm->cells[0] * prm->cells[1] * prm->cells[2];
+    const int64_t step64 = step, seed = (int64_t)prm->seed, ranks = t->nranks, team = t->team_size,
+                  atoms = 4LL * prm->cells[0] * prm->cells[1] * prm->cells[2];
     const int64_t dims[3] = {t->dims[0], t->dims[1], t->dims[2]};
     const int64_t cells[3] = {prm->cells[0], prm->cells[1], prm->cells[2]};
     const double time = (double)step * prm->dt;
@@ -168,8 +167,7 @@ static int write_restart(struct h5_file *f, hid_t parameters, const struct md_st
                           "their rank's box, now and at the last neighbour-list build");
     if (rc == SB_OK)
         rc = write_table(f, restart, "particles_per_rank", H5T_NATIVE_INT64, 0, &ranks, per_rank);
-    if (rc == SB_OK)
-        rc = write_table(f, restart, "position_in_box", H5T_NATIVE_DOUBLE, 3, r, p->x);
+    if (rc == SB_OK) rc = write_table(f, restart, "position_in_box", H5T_NATIVE_DOUBLE, 3, r, p->x);
     if (rc == SB_OK)
         rc = write_table(f, restart, "position_at_build", H5T_NATIVE_DOUBLE, 3, r, p->x0);
     h5_close_group(restart);
@@ -215,8 +213,8 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
         rc = write_element(f, all, "velocity", H5T_NATIVE_DOUBLE, 3, r, p->v, rank, step, time,
                            info->units ? "sigma tau-1" : NULL, tau);
     if (rc == SB_OK)
-        rc = write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL,
-                           tau);
+        rc =
+            write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL, tau);
     h5_close_group(all);
     h5_close_group(particles);
     free(x);
@@ -420,8 +418,8 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
     const hsize_t n = (hsize_t)out->natoms, ranks = (hsize_t)out->ranks;
     const int writer = t->box * out->team_size; /* the box's leader then */
     int64_t *per_rank = sb_malloc(ranks * sizeof *per_rank, "particles per rank");
-    int rc = read_rows(f, "parameters/restart/particles_per_rank", H5T_NATIVE_INT64, 1, 0, ranks,
-                       0, ranks, per_rank);
+    int rc = read_rows(f, "parameters/restart/particles_per_rank", H5T_NATIVE_INT64, 1, 0, ranks, 0,
+                       ranks, per_rank);
     hsize_t first = 0;
     for (int i = 0; rc == SB_OK && i < writer; i++)
         first += (hsize_t)per_rank[i];
@@ -429,15 +427,16 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
     free(per_rank);
     if (rc != SB_OK) return rc;
     if (count < 0 || first + (hsize_t)count > n)
-        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: particles_per_rank does not add up to "
-                                          "the %llu particles",
+        return sb_fail(f->m, SB_ERUNTIME,
+                       "checkpoint %s: particles_per_rank does not add up to "
+                       "the %llu particles",
                        f->path, (unsigned long long)n);
     particles_reserve(p, count);
     rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
                    (hsize_t)count, p->x);
     if (rc == SB_OK)
-        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n,
-                       first, (hsize_t)count, p->x0);
+        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n, first,
+                       (hsize_t)count, p->x0);
     if (rc == SB_OK)
         rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
                        (hsize_t)count, p->v);
@@ -466,11 +465,11 @@ static int read_block(struct h5_file *f, const struct md_state_info *info, long 
     double *x = sb_malloc(3 * (count + 1) * sizeof *x, "positions read");
     double *v = sb_malloc(3 * (count + 1) * sizeof *v, "velocities read");
     int64_t *id = sb_malloc((count + 1) * sizeof *id, "ids read");
-    int rc = read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
-                       count, x);
+    int rc =
+        read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, x);
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
-                       count, v);
+        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count,
+                       v);
     if (rc == SB_OK)
         rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
     *block = sb_malloc((count + 1) * sizeof **block, "particles read");
@@ -527,8 +526,9 @@ static int send_to_owners(struct arrival *block, int nblock, const struct md_sta
         send_at[r] -= counts[r];
     }
     if (incoming > INT_MAX / 2 || (long long)nblock > INT_MAX / 2) {
-        rc = sb_fail(m, SB_ERUNTIME, "restart: %lld particles for one rank are too many for one "
-                                     "MPI_Alltoallv; accepted: more ranks",
+        rc = sb_fail(m, SB_ERUNTIME,
+                     "restart: %lld particles for one rank are too many for one "
+                     "MPI_Alltoallv; accepted: more ranks",
                      incoming);
     } else if (rc == MPI_SUCCESS) {
         MPI_Datatype particle;
@@ -541,8 +541,8 @@ static int send_to_owners(struct arrival *block, int nblock, const struct md_sta
         MPI_Type_free(&particle);
         for (long long i = 0; rc == MPI_SUCCESS && i < incoming; i++) {
             for (int d = 0; d < 3; d++) {
-                double pos = got[i].x[d] - floor(got[i].x[d] / info->geo->length[d]) *
-                                               info->geo->length[d];
+                double pos =
+                    got[i].x[d] - floor(got[i].x[d] / info->geo->length[d]) * info->geo->length[d];
                 p->x[3 * i + d] = p->x0[3 * i + d] = pos - info->geo->corner[d];
                 p->v[3 * i + d] = got[i].v[d];
                 p->f[3 * i + d] = 0.0;
@@ -600,8 +600,8 @@ static int check_file(const char *path, MPI_Comm comm, struct sb_msg *m)
     return agree(rc, comm);
 }
 
-static int load_particles(struct h5_file *f, const struct md_state_info *info,
-                          struct particles *p, struct md_restart *out)
+static int load_particles(struct h5_file *f, const struct md_state_info *info, struct particles *p,
+                          struct md_restart *out)
 {
     const MPI_Comm comm = info->topo->comm;
     int rc = agree(read_run(f, info, out), comm);

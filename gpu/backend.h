@@ -1,0 +1,100 @@
+/* The stencil backends: one ops table, two implementations (DESIGN.md
+ * "Deep-halo stencil").  gpu/backend_cpu.c is the reference; the CUDA
+ * backend (gpu/backend_cuda.cu) is checked against it.
+ *
+ * A backend holds two copies of one rank's subdomain with its halo (the
+ * field being read, `in`, and the one being written, `out`), the stencil
+ * weights, and the buffers that MPI sends from and receives into.  The
+ * driver (src/stencil/) describes everything as boxes in the coordinates of
+ * the allocated array, so the backend never needs to know about ranks,
+ * neighbours or exchange modes.
+ *
+ * Memory order: x fastest, then y, then z; a 2D field has ext[2] == 1.
+ * The update of one point follows seed 004 Listing 2: the weighted values
+ * are added one by one, starting from zero, in the order
+ *   2D: (x, y-1), (x-1, y), (x, y), (x+1, y), (x, y+1)
+ *   3D: (x, y, z-1), then the 2D order, then (x, y, z+1)
+ * so that every backend rounds alike and results can be compared bit for
+ * bit. */
+#ifndef SB_GPU_BACKEND_H
+#define SB_GPU_BACKEND_H
+
+#include "../src/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A half-open box [lo, hi) in array coordinates. */
+struct sbox {
+    int lo[3], hi[3];
+};
+
+static inline size_t sbox_points(const struct sbox *b)
+{
+    size_t n = 1;
+    for (int a = 0; a < 3; a++)
+        n *= b->hi[a] > b->lo[a] ? (size_t)(b->hi[a] - b->lo[a]) : 0;
+    return n;
+}
+
+struct stencil_layout {
+    int dim;             /* 2 or 3 */
+    int ext[3];          /* allocated extents: own points + 2 * halo (1 in z for 2D) */
+    int real_bytes;      /* 4 (float) or 8 (double) */
+    double weights[7];   /* 5 used in 2D, 7 in 3D, in the order above */
+    bool pinned;         /* CUDA: page-locked host staging buffers */
+    bool device_buffers; /* CUDA: MPI reads and writes device memory (CUDA-aware MPI) */
+    int threads;         /* CPU: OpenMP threads per rank (0: OpenMP's default) */
+};
+
+static inline size_t layout_points(const struct stencil_layout *l)
+{
+    return (size_t)l->ext[0] * (size_t)l->ext[1] * (size_t)l->ext[2];
+}
+
+struct stencil_backend;
+
+struct stencil_backend_ops {
+    const char *name;
+    /* Allocates both fields (zeroed) and its streams.  SB_EUSAGE with the
+     * numbers when the fields do not fit in the memory the backend uses. */
+    int (*init)(struct stencil_backend *b, const struct stencil_layout *l, struct sb_msg *m);
+    void (*destroy)(struct stencil_backend *b);
+    /* A buffer MPI can send from and receive into (host or device memory). */
+    void *(*buffer_alloc)(struct stencil_backend *b, size_t bytes);
+    void (*buffer_free)(struct stencil_backend *b, void *p);
+    /* Whole `in` field (ext points) from / to host memory. */
+    int (*upload)(struct stencil_backend *b, const void *host);
+    int (*download)(struct stencil_backend *b, void *host);
+    /* Copies box i of `in` into buf[i], contiguous, x fastest; returns when
+     * every buffer may be handed to MPI.  Seconds spent in *seconds. */
+    int (*pack)(struct stencil_backend *b, int n, const struct sbox *box, void *const *buf,
+                double *seconds);
+    /* The reverse: buf[i] into box i of `in`. */
+    int (*unpack)(struct stencil_backend *b, int n, const struct sbox *box, void *const *buf,
+                  double *seconds);
+    /* out = stencil(in) on each box; returns when done. */
+    int (*sweep)(struct stencil_backend *b, int n, const struct sbox *box, double *seconds);
+    /* Starts out = stencil(in) on one box concurrently with what follows
+     * (pack, unpack and MPI calls); sweep_wait returns when it is done with
+     * the time it took. */
+    int (*sweep_start)(struct stencil_backend *b, const struct sbox *box);
+    int (*sweep_wait)(struct stencil_backend *b, double *seconds);
+    /* Exchanges the roles of `in` and `out`. */
+    void (*swap)(struct stencil_backend *b);
+    /* Copy bandwidth of this memory: copies `in` to `out` `reps` times;
+     * seconds for all. */
+    int (*copy_time)(struct stencil_backend *b, int reps, double *seconds);
+};
+
+struct stencil_backend {
+    const struct stencil_backend_ops *ops;
+    struct stencil_layout layout;
+    void *impl; /* the backend's own state */
+};
+
+extern const struct stencil_backend_ops stencil_backend_cpu;
+/* NULL when the binary was built without CUDA (gpu/backend_none.c). */
+extern const struct stencil_backend_ops *const stencil_backend_cuda;
+
+#endif

@@ -1,0 +1,417 @@
+// The CUDA stencil backend (gpu/backend.h): the same operations as
+// gpu/backend_cpu.c as kernels on three streams, timed with CUDA events
+// (seed 004 sec. 3.2.4 and 3.5).
+//
+//   copy stream   pack and unpack kernels and the host <-> device copies
+//   inner stream  the interior sweep that runs while MPI moves the halo
+//   main stream   every other sweep
+//
+// Every operation but sweep_start waits for its own work before it returns,
+// so the driver may hand a buffer to MPI or swap the fields right after it.
+// Built with --fmad=false so that products and sums round as on the CPU and
+// the two backends agree bit for bit.
+extern "C" {
+#include "backend.h"
+#include "device.h"
+}
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace
+{
+
+int cuda_error(const char *call, cudaError_t rc, const char *file, int line)
+{
+    fprintf(stderr, "shiftbox: %s failed: %s (%s:%d)\n", call, cudaGetErrorString(rc), file, line);
+    return SB_ERUNTIME;
+}
+
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t rc_ = (call);                                                                  \
+        if (rc_ != cudaSuccess) return cuda_error(#call, rc_, __FILE__, __LINE__);                 \
+    } while (0)
+
+// After every launch: a bad configuration shows here, a fault at the next sync.
+#define CHECK_LAUNCH(what)                                                                         \
+    do {                                                                                           \
+        cudaError_t rc_ = cudaGetLastError();                                                      \
+        if (rc_ != cudaSuccess) return cuda_error("launch of " what, rc_, __FILE__, __LINE__);     \
+    } while (0)
+
+// One MPI buffer: what MPI sees (host or device) and where kernels pack.
+struct staged {
+    void *mpi;    // handed to MPI
+    void *device; // packed into / unpacked from by the kernels
+    size_t bytes;
+    bool pinned; // mpi was allocated with cudaMallocHost
+};
+
+struct cuda_state {
+    void *in, *out;
+    cudaStream_t copy, inner, main;
+    cudaEvent_t t0[3], t1[3]; // per stream: start and end of the last timed work
+    staged *buffers;
+    int nbuffers, capacity;
+};
+
+enum { S_COPY, S_INNER, S_MAIN };
+
+cuda_state *state(stencil_backend *b)
+{
+    return static_cast<cuda_state *>(b->impl);
+}
+
+template <typename T> struct weights {
+    T z0, n, w, c, e, s, z1;
+};
+
+template <typename T> weights<T> make_weights(const stencil_layout *l)
+{
+    const double *w = l->weights;
+    int o = l->dim == 3 ? 1 : 0;
+    weights<T> k;
+    k.z0 = (T)w[0];
+    k.n = (T)w[o];
+    k.w = (T)w[o + 1];
+    k.c = (T)w[o + 2];
+    k.e = (T)w[o + 3];
+    k.s = (T)w[o + 4];
+    k.z1 = (T)w[6];
+    return k;
+}
+
+// seed 004 Listing 2, generalised to a box and to 3D; loops over y and z
+// with the grid's stride so any box fits the launch limits.
+template <typename T>
+__global__ void sweep_kernel(const T *__restrict__ in, T *__restrict__ out, sbox box, int sy,
+                             long long sz, weights<T> w, bool three_d)
+{
+    int x = box.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= box.hi[0]) return;
+    for (int z = box.lo[2] + (int)blockIdx.z; z < box.hi[2]; z += (int)gridDim.z)
+        for (int y = box.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y); y < box.hi[1];
+             y += (int)(gridDim.y * blockDim.y)) {
+            long long i = (long long)z * sz + (long long)y * sy + x;
+            T sum = 0;
+            if (three_d) sum += in[i - sz] * w.z0;
+            sum += in[i - sy] * w.n;
+            sum += in[i - 1] * w.w;
+            sum += in[i] * w.c;
+            sum += in[i + 1] * w.e;
+            sum += in[i + sy] * w.s;
+            if (three_d) sum += in[i + sz] * w.z1;
+            out[i] = sum;
+        }
+}
+
+// Box of the field <-> contiguous buffer, x fastest (Listings 5 and 6 of
+// seed 004, for any box).  W is a word of the field's element size.
+template <typename W>
+__global__ void pack_kernel(W *__restrict__ field, W *__restrict__ buf, sbox box, int sy,
+                            long long sz, bool to_buffer)
+{
+    int nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1];
+    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= nx) return;
+    for (int z = (int)blockIdx.z; z < box.hi[2] - box.lo[2]; z += (int)gridDim.z)
+        for (int y = (int)(blockIdx.y * blockDim.y + threadIdx.y); y < ny;
+             y += (int)(gridDim.y * blockDim.y)) {
+            long long f =
+                (long long)(z + box.lo[2]) * sz + (long long)(y + box.lo[1]) * sy + (x + box.lo[0]);
+            long long k = ((long long)z * ny + y) * nx + x;
+            if (to_buffer)
+                buf[k] = field[f];
+            else
+                field[f] = buf[k];
+        }
+}
+
+constexpr unsigned kBlockX = 32, kBlockY = 8, kMaxGridYZ = 65535;
+
+dim3 grid_for(const sbox &box)
+{
+    unsigned nx = (unsigned)(box.hi[0] - box.lo[0]), ny = (unsigned)(box.hi[1] - box.lo[1]);
+    unsigned nz = (unsigned)(box.hi[2] - box.lo[2]);
+    unsigned gy = (ny + kBlockY - 1) / kBlockY;
+    return dim3((nx + kBlockX - 1) / kBlockX, gy < kMaxGridYZ ? gy : kMaxGridYZ,
+                nz < kMaxGridYZ ? nz : kMaxGridYZ);
+}
+
+size_t field_bytes(const stencil_backend *b)
+{
+    return layout_points(&b->layout) * (size_t)b->layout.real_bytes;
+}
+
+int launch_sweep(stencil_backend *b, const sbox &box, cudaStream_t stream)
+{
+    if (sbox_points(&box) == 0) return SB_OK;
+    const stencil_layout *l = &b->layout;
+    cuda_state *s = state(b);
+    int sy = l->ext[0];
+    long long sz = (long long)l->ext[0] * l->ext[1];
+    dim3 block(kBlockX, kBlockY, 1);
+    if (l->real_bytes == 4)
+        sweep_kernel<float>
+            <<<grid_for(box), block, 0, stream>>>((const float *)s->in, (float *)s->out, box, sy,
+                                                  sz, make_weights<float>(l), l->dim == 3);
+    else
+        sweep_kernel<double>
+            <<<grid_for(box), block, 0, stream>>>((const double *)s->in, (double *)s->out, box, sy,
+                                                  sz, make_weights<double>(l), l->dim == 3);
+    CHECK_LAUNCH("sweep_kernel");
+    return SB_OK;
+}
+
+int launch_pack(stencil_backend *b, const sbox &box, void *dev, bool to_buffer)
+{
+    if (sbox_points(&box) == 0) return SB_OK;
+    const stencil_layout *l = &b->layout;
+    cuda_state *s = state(b);
+    int sy = l->ext[0];
+    long long sz = (long long)l->ext[0] * l->ext[1];
+    dim3 block(kBlockX, kBlockY, 1);
+    if (l->real_bytes == 4)
+        pack_kernel<uint32_t><<<grid_for(box), block, 0, s->copy>>>(
+            (uint32_t *)s->in, (uint32_t *)dev, box, sy, sz, to_buffer);
+    else
+        pack_kernel<uint64_t><<<grid_for(box), block, 0, s->copy>>>(
+            (uint64_t *)s->in, (uint64_t *)dev, box, sy, sz, to_buffer);
+    CHECK_LAUNCH("pack_kernel");
+    return SB_OK;
+}
+
+staged *find_buffer(cuda_state *s, const void *mpi)
+{
+    for (int i = 0; i < s->nbuffers; i++)
+        if (s->buffers[i].mpi == mpi) return &s->buffers[i];
+    return nullptr;
+}
+
+// Waits for the timed work of stream `which` and returns its seconds.
+int timed_wait(cuda_state *s, int which, double *seconds)
+{
+    float ms = 0;
+    CHECK_CUDA(cudaEventSynchronize(s->t1[which]));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, s->t0[which], s->t1[which]));
+    *seconds = 1e-3 * (double)ms;
+    return SB_OK;
+}
+
+int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
+{
+    b->layout = *l;
+    cuda_state *s = static_cast<cuda_state *>(calloc(1, sizeof(cuda_state)));
+    if (!s) return sb_fail(m, SB_ERUNTIME, "stencil: out of host memory");
+    b->impl = s;
+    size_t bytes = field_bytes(b), free_bytes = 0, total_bytes = 0;
+    CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (2 * bytes > free_bytes)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil: two fields of %zu bytes each need %zu bytes of device memory; "
+                       "%zu of %zu are free; reduce stencil.size or use more ranks",
+                       bytes, 2 * bytes, free_bytes, total_bytes);
+    CHECK_CUDA(cudaMalloc(&s->in, bytes));
+    CHECK_CUDA(cudaMalloc(&s->out, bytes));
+    CHECK_CUDA(cudaMemset(s->in, 0, bytes));
+    CHECK_CUDA(cudaMemset(s->out, 0, bytes));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s->inner, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&s->main, cudaStreamNonBlocking));
+    for (int i = 0; i < 3; i++) {
+        CHECK_CUDA(cudaEventCreate(&s->t0[i]));
+        CHECK_CUDA(cudaEventCreate(&s->t1[i]));
+    }
+    return SB_OK;
+}
+
+void release(staged *x)
+{
+    if (x->mpi != x->device) {
+        if (x->pinned)
+            cudaFreeHost(x->mpi);
+        else
+            free(x->mpi);
+    }
+    cudaFree(x->device);
+}
+
+void cuda_destroy(stencil_backend *b)
+{
+    cuda_state *s = state(b);
+    if (!s) return;
+    cudaDeviceSynchronize();
+    for (int i = 0; i < s->nbuffers; i++)
+        release(&s->buffers[i]);
+    free(s->buffers);
+    for (int i = 0; i < 3; i++) {
+        if (s->t0[i]) cudaEventDestroy(s->t0[i]);
+        if (s->t1[i]) cudaEventDestroy(s->t1[i]);
+    }
+    if (s->copy) cudaStreamDestroy(s->copy);
+    if (s->inner) cudaStreamDestroy(s->inner);
+    if (s->main) cudaStreamDestroy(s->main);
+    cudaFree(s->in);
+    cudaFree(s->out);
+    free(s);
+    b->impl = nullptr;
+}
+
+void *cuda_buffer_alloc(stencil_backend *b, size_t bytes)
+{
+    cuda_state *s = state(b);
+    if (bytes == 0) bytes = 1;
+    if (s->nbuffers == s->capacity) {
+        s->capacity = s->capacity ? 2 * s->capacity : 64;
+        s->buffers =
+            static_cast<staged *>(sb_realloc(s->buffers, s->capacity * sizeof(staged), "buffers"));
+    }
+    staged x = {nullptr, nullptr, bytes, false};
+    cudaError_t rc = cudaMalloc(&x.device, bytes);
+    if (rc == cudaSuccess && b->layout.device_buffers) {
+        x.mpi = x.device;
+    } else if (rc == cudaSuccess && b->layout.pinned) {
+        rc = cudaMallocHost(&x.mpi, bytes);
+        x.pinned = true;
+    } else if (rc == cudaSuccess) {
+        x.mpi = malloc(bytes);
+        if (!x.mpi) rc = cudaErrorMemoryAllocation;
+    }
+    if (rc != cudaSuccess) {
+        cuda_error("allocating a halo buffer", rc, __FILE__, __LINE__);
+        return nullptr;
+    }
+    s->buffers[s->nbuffers++] = x;
+    return x.mpi;
+}
+
+void cuda_buffer_free(stencil_backend *b, void *p)
+{
+    cuda_state *s = state(b);
+    staged *x = find_buffer(s, p);
+    if (!x) return;
+    release(x);
+    *x = s->buffers[--s->nbuffers];
+}
+
+int cuda_upload(stencil_backend *b, const void *host)
+{
+    CHECK_CUDA(cudaMemcpy(state(b)->in, host, field_bytes(b), cudaMemcpyHostToDevice));
+    return SB_OK;
+}
+
+int cuda_download(stencil_backend *b, void *host)
+{
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(host, state(b)->in, field_bytes(b), cudaMemcpyDeviceToHost));
+    return SB_OK;
+}
+
+// One box <-> one MPI buffer on the copy stream.  Packing: the kernel fills
+// the device staging buffer, then (without CUDA-aware MPI) a copy takes it
+// to the host buffer MPI sends from; unpacking runs the other way round.
+int move_box(stencil_backend *b, const sbox &box, void *mpi, bool to_buffer)
+{
+    cuda_state *s = state(b);
+    staged *x = find_buffer(s, mpi);
+    if (!x)
+        return cuda_error("a halo buffer not allocated here", cudaErrorInvalidValue, __FILE__,
+                          __LINE__);
+    size_t bytes = sbox_points(&box) * (size_t)b->layout.real_bytes;
+    bool staging = x->mpi != x->device && bytes > 0;
+    if (to_buffer && launch_pack(b, box, x->device, true) != SB_OK) return SB_ERUNTIME;
+    if (staging)
+        CHECK_CUDA(
+            cudaMemcpyAsync(to_buffer ? x->mpi : x->device, to_buffer ? x->device : x->mpi, bytes,
+                            to_buffer ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, s->copy));
+    if (!to_buffer && launch_pack(b, box, x->device, false) != SB_OK) return SB_ERUNTIME;
+    return SB_OK;
+}
+
+int move_boxes(stencil_backend *b, int n, const sbox *box, void *const *buf, bool to_buffer,
+               double *seconds)
+{
+    cuda_state *s = state(b);
+    CHECK_CUDA(cudaEventRecord(s->t0[S_COPY], s->copy));
+    for (int i = 0; i < n; i++)
+        if (move_box(b, box[i], buf[i], to_buffer) != SB_OK) return SB_ERUNTIME;
+    CHECK_CUDA(cudaEventRecord(s->t1[S_COPY], s->copy));
+    return timed_wait(s, S_COPY, seconds);
+}
+
+int cuda_pack(stencil_backend *b, int n, const sbox *box, void *const *buf, double *seconds)
+{
+    return move_boxes(b, n, box, buf, true, seconds);
+}
+
+int cuda_unpack(stencil_backend *b, int n, const sbox *box, void *const *buf, double *seconds)
+{
+    return move_boxes(b, n, box, buf, false, seconds);
+}
+
+int cuda_sweep(stencil_backend *b, int n, const sbox *box, double *seconds)
+{
+    cuda_state *s = state(b);
+    CHECK_CUDA(cudaEventRecord(s->t0[S_MAIN], s->main));
+    for (int i = 0; i < n; i++)
+        if (launch_sweep(b, box[i], s->main) != SB_OK) return SB_ERUNTIME;
+    CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
+    return timed_wait(s, S_MAIN, seconds);
+}
+
+int cuda_sweep_start(stencil_backend *b, const sbox *box)
+{
+    cuda_state *s = state(b);
+    CHECK_CUDA(cudaEventRecord(s->t0[S_INNER], s->inner));
+    if (launch_sweep(b, *box, s->inner) != SB_OK) return SB_ERUNTIME;
+    CHECK_CUDA(cudaEventRecord(s->t1[S_INNER], s->inner));
+    return SB_OK;
+}
+
+int cuda_sweep_wait(stencil_backend *b, double *seconds)
+{
+    return timed_wait(state(b), S_INNER, seconds);
+}
+
+void cuda_swap(stencil_backend *b)
+{
+    cuda_state *s = state(b);
+    void *t = s->in;
+    s->in = s->out;
+    s->out = t;
+}
+
+int cuda_copy_time(stencil_backend *b, int reps, double *seconds)
+{
+    cuda_state *s = state(b);
+    CHECK_CUDA(cudaEventRecord(s->t0[S_MAIN], s->main));
+    for (int r = 0; r < reps; r++)
+        CHECK_CUDA(cudaMemcpyAsync(r % 2 ? s->in : s->out, r % 2 ? s->out : s->in, field_bytes(b),
+                                   cudaMemcpyDeviceToDevice, s->main));
+    CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
+    return timed_wait(s, S_MAIN, seconds);
+}
+
+const stencil_backend_ops cuda_ops = {
+    "cuda",           cuda_init,       cuda_destroy, cuda_buffer_alloc, cuda_buffer_free,
+    cuda_upload,      cuda_download,   cuda_pack,    cuda_unpack,       cuda_sweep,
+    cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,
+};
+
+} // namespace
+
+extern "C" const stencil_backend_ops *const stencil_backend_cuda = &cuda_ops;
+
+// Selects the device of this rank (ranks on one node take turns).
+extern "C" int gpu_select_device(int local_rank)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return -1;
+    int device = local_rank % count;
+    return cudaSetDevice(device) == cudaSuccess ? device : -1;
+}

@@ -1,0 +1,596 @@
+/* shiftbox stencil: the deep-halo stencil of seed 004, in 2D and 3D, on the
+ * CUDA or the CPU backend (DESIGN.md "Deep-halo stencil").
+ *
+ * For each point of the sweep (depth x exchange x overlap) the field is set
+ * to a pattern of global coordinates, `stencil.iterations` sweeps run with
+ * one halo exchange every depth sweeps, and the segments of seed 004
+ * sec. 3.5 are timed on every rank.  With stencil.verify=1 the final field
+ * is compared bit for bit with a single-rank depth-1 run of the same
+ * backend.  Results: a table like seed 004 Appendix C on stdout, and with
+ * --out DIR summary.json and stencil.csv. */
+#include "command.h"
+#include "decomp.h"
+#include "log.h"
+#include "report.h"
+#include "stencil/check.h"
+
+#include "../gpu/device.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+enum { MAX_DEPTHS = 256 };
+
+/* Verification of the global field needs it whole on rank 0, plus the two
+ * fields of the reference run. */
+static const double VERIFY_MAX_BYTES = 1024.0 * 1024.0 * 1024.0;
+
+struct stencil_plan {
+    struct stencil_params base; /* depth, async, overlap set per point */
+    long long depth[MAX_DEPTHS];
+    int ndepths;
+    bool mode_async[2];
+    int nmodes;
+    long long overlap[2];
+    int noverlaps;
+    int dims[3];
+    const struct stencil_backend_ops *ops;
+    const char *cuda_aware;
+    bool verify, calibrate;
+    long warmup;
+    char device[256];
+};
+
+/* One point of the sweep, as reported. */
+struct stencil_point {
+    int depth;
+    bool async, overlap;
+    double seg_min[NSEGMENTS], seg_mean[NSEGMENTS], seg_max[NSEGMENTS];
+    double gcells, bytes_per_iteration;
+    uint64_t hash;
+    int verified;           /* 1 yes, 0 failed, -1 not checked */
+    struct field_diff diff; /* against the same backend */
+    int cpu_agrees;         /* CUDA runs: 1 within tolerance, 0 not, -1 not checked */
+    struct field_diff cpu;  /* against the CPU backend */
+};
+
+/* ---- the plan ------------------------------------------------------------ */
+
+static int read_size(struct stencil_plan *p, const struct config *c, struct sb_msg *m)
+{
+    long long size[CONFIG_MAX_LIST];
+    int n = cfg_int_list(c, "stencil.size", size);
+    int dim = p->base.dim;
+    if (cfg_all(c, "stencil.size")) {
+        for (int a = 0; a < 3; a++)
+            p->base.global[a] = a >= dim ? 1 : dim == 2 ? 4096 : 256;
+        return SB_OK;
+    }
+    if (n > dim)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.size = '%s': %d values for stencil.dim = %d; accepted: %s or "
+                       "auto",
+                       cfg_raw(c, "stencil.size"), n, dim, dim == 2 ? "nx,ny" : "nx,ny,nz");
+    /* Fewer values than dimensions: the last one repeats (512 is 512 x 512). */
+    for (int a = 0; a < 3; a++)
+        p->base.global[a] = a >= dim ? 1 : (int)size[a < n ? a : n - 1];
+    return SB_OK;
+}
+
+static int read_weights(struct stencil_plan *p, const struct config *c, struct sb_msg *m)
+{
+    double w[64];
+    int n = cfg_real_list(c, "stencil.weights", w, 64);
+    int dim = p->base.dim, want = dim == 2 ? 5 : 7;
+    double *out = p->base.weights;
+    if (cfg_all(c, "stencil.weights")) {
+        /* A diffusion step: weights sum to one, so values stay bounded. */
+        double centre = dim == 2 ? 0.5 : 0.4, side = dim == 2 ? 0.125 : 0.1;
+        for (int i = 0; i < want; i++)
+            out[i] = i == want / 2 ? centre : side;
+        return SB_OK;
+    }
+    if (n != want)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.weights = '%s': %d values; accepted: %d for stencil.dim = %d "
+                       "(%s), or auto",
+                       cfg_raw(c, "stencil.weights"), n, want, dim,
+                       dim == 2 ? "y-1, x-1, centre, x+1, y+1"
+                                : "z-1, y-1, x-1, centre, x+1, y+1, z+1");
+    memcpy(out, w, (size_t)n * sizeof *w);
+    return SB_OK;
+}
+
+static int read_dims(struct stencil_plan *p, const struct config *c, int nranks, struct sb_msg *m)
+{
+    if (cfg_all(c, "decomp.dims"))
+        return sb_fail(m, SB_EUSAGE,
+                       "decomp.dims = all: the stencil runs on one grid; accepted: auto or "
+                       "nx,ny,nz");
+    int request[3];
+    cfg_dims(c, "decomp.dims", request);
+    if (p->base.dim == 2) {
+        if (request[2] > 1)
+            return sb_fail(m, SB_EUSAGE,
+                           "decomp.dims = '%s': a 2D stencil needs 1 (or 0) ranks along z; "
+                           "accepted: nx,ny,1",
+                           cfg_raw(c, "decomp.dims"));
+        request[2] = 1;
+    }
+    return choose_dims(nranks, request, p->dims, m);
+}
+
+static int read_plan(struct stencil_plan *p, const struct config *c, int nranks, struct sb_msg *m)
+{
+    memset(p, 0, sizeof *p);
+    struct stencil_params *b = &p->base;
+    b->dim = (int)cfg_int(c, "stencil.dim");
+    b->iterations = (long)cfg_int(c, "stencil.iterations");
+    b->real_bytes = !strcmp(cfg_text(c, "stencil.precision"), "float") ? 4 : 8;
+    b->pinned = cfg_bool(c, "stencil.pinned");
+    b->threads = (int)cfg_int(c, "stencil.threads");
+    b->inject_fault = (long)cfg_int(c, "stencil.inject_fault");
+    p->verify = cfg_bool(c, "stencil.verify");
+    p->calibrate = cfg_bool(c, "stencil.calibrate");
+    p->warmup = (long)cfg_int(c, "stencil.warmup");
+    p->cuda_aware = cfg_text(c, "stencil.cuda_aware");
+    CHECK(read_size(p, c, m));
+    CHECK(read_weights(p, c, m));
+    CHECK(read_dims(p, c, nranks, m));
+
+    long long list[CONFIG_MAX_LIST];
+    int n = cfg_int_list(c, "stencil.depth", list);
+    if (n > MAX_DEPTHS)
+        return sb_fail(m, SB_EUSAGE, "stencil.depth: %d depths; accepted: at most %d", n,
+                       MAX_DEPTHS);
+    for (int i = 0; i < n; i++) {
+        p->depth[p->ndepths++] = list[i];
+        CHECK(grid_check(b->dim, b->global, p->dims, (int)list[i], m));
+    }
+    char mode[16];
+    for (int i = 0; p->nmodes < 2 && cfg_choice_item(c, "stencil.exchange", i, mode, sizeof mode);
+         i++)
+        p->mode_async[p->nmodes++] = !strcmp(mode, "async");
+    p->noverlaps = cfg_int_list(c, "stencil.overlap", list);
+    for (int i = 0; i < p->noverlaps && i < 2; i++)
+        p->overlap[i] = list[i];
+    if (p->noverlaps > 2) p->noverlaps = 2;
+
+    double global_bytes = (double)b->global[0] * b->global[1] * b->global[2] * b->real_bytes;
+    if (p->verify && global_bytes > VERIFY_MAX_BYTES)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.verify = 1: the global field of %.0f bytes is gathered on rank 0 "
+                       "and run again there; accepted: fields up to %.0f bytes (or verify = 0)",
+                       global_bytes, VERIFY_MAX_BYTES);
+    return SB_OK;
+}
+
+/* ---- the backend ------------------------------------------------------------ */
+
+static int mpi_cuda_aware(void)
+{
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support();
+#else
+    return 0;
+#endif
+}
+
+/* This rank's place among the ranks of its node, and how many there are. */
+static void node_place(MPI_Comm comm, int *local_rank, int *local_ranks)
+{
+    MPI_Comm node;
+    *local_rank = 0;
+    *local_ranks = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, local_rank);
+        MPI_Comm_size(node, local_ranks);
+        MPI_Comm_free(&node);
+    }
+}
+
+/* auto: CUDA when every rank has a usable GPU, else the CPU with one line.
+ * cuda: exit 2 when it cannot be. */
+static int choose_backend(struct stencil_plan *p, const struct config *c, MPI_Comm comm,
+                          struct sb_msg *m)
+{
+    const char *want = cfg_text(c, "stencil.backend");
+    p->ops = &stencil_backend_cpu;
+    snprintf(p->device, sizeof p->device, "cpu");
+    if (!strcmp(want, "cpu")) return SB_OK;
+    char why[256] = "built without CUDA";
+    int usable = 0;
+    if (stencil_backend_cuda) {
+        int local, count;
+        node_place(comm, &local, &count);
+        usable = gpu_probe(why, sizeof why) > 0 && gpu_select_device(local) >= 0;
+        if (usable) snprintf(p->device, sizeof p->device, "%s", why);
+    }
+    int all_usable = 0;
+    CHECK_MPI(MPI_Allreduce(&usable, &all_usable, 1, MPI_INT, MPI_MIN, comm));
+    if (!all_usable && !strcmp(want, "cuda"))
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.backend = cuda: no usable GPU on %s (%s); accepted: auto or cpu",
+                       usable ? "another rank" : "this rank", why);
+    if (!all_usable) {
+        log_info("stencil: no usable GPU (%s): using the CPU backend", why);
+        return SB_OK;
+    }
+    p->ops = stencil_backend_cuda;
+    int aware = mpi_cuda_aware();
+    if (!strcmp(p->cuda_aware, "1") && !aware)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.cuda_aware = 1: this MPI library cannot take device pointers; "
+                       "accepted: auto or 0");
+    p->base.device_buffers = strcmp(p->cuda_aware, "0") && aware;
+    return SB_OK;
+}
+
+/* Fields of every rank on a node must fit in 80 % of its memory. */
+static int check_host_memory(const struct stencil_plan *p, MPI_Comm comm, struct sb_msg *m)
+{
+    if (p->ops != &stencil_backend_cpu) return SB_OK; /* CUDA checks the device's */
+    int maxdepth = 0;
+    for (int i = 0; i < p->ndepths; i++)
+        if (p->depth[i] > maxdepth) maxdepth = (int)p->depth[i];
+    struct stencil_grid g;
+    int rank, coords[3];
+    MPI_Comm_rank(comm, &rank);
+    coords_of_rank(p->dims, rank, coords);
+    grid_init(&g, p->base.dim, p->base.global, p->dims, coords, maxdepth);
+    double need = 2.0 * g.ext[0] * g.ext[1] * g.ext[2] * p->base.real_bytes, most = 0;
+    CHECK_MPI(MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
+    double node = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    int local, here;
+    node_place(comm, &local, &here);
+    if (most * here > 0.8 * node)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.size: two fields of %.0f bytes per rank on %d ranks need %.3g GB; "
+                       "this node has %.3g GB; reduce stencil.size or stencil.depth",
+                       most / 2, here, most * here / 1e9, node / 1e9);
+    return SB_OK;
+}
+
+/* ---- one point ------------------------------------------------------------ */
+
+static int spread(struct stencil_run *r, struct stencil_point *pt)
+{
+    double sum[NSEGMENTS];
+    CHECK_MPI(MPI_Allreduce(r->seg, pt->seg_min, NSEGMENTS, MPI_DOUBLE, MPI_MIN, r->comm));
+    CHECK_MPI(MPI_Allreduce(r->seg, pt->seg_max, NSEGMENTS, MPI_DOUBLE, MPI_MAX, r->comm));
+    CHECK_MPI(MPI_Allreduce(r->seg, sum, NSEGMENTS, MPI_DOUBLE, MPI_SUM, r->comm));
+    for (int s = 0; s < NSEGMENTS; s++)
+        pt->seg_mean[s] = sum[s] / r->nranks;
+    const int *gl = r->p.global;
+    double cells = (double)gl[0] * gl[1] * gl[2] * (double)r->p.iterations;
+    pt->gcells = pt->seg_max[SEG_EXECUTION] > 0 ? cells / pt->seg_max[SEG_EXECUTION] / 1e9 : 0;
+    double sent = (double)r->halo.bytes_sent, all = 0;
+    CHECK_MPI(MPI_Allreduce(&sent, &all, 1, MPI_DOUBLE, MPI_SUM, r->comm));
+    pt->bytes_per_iteration = all / r->p.depth;
+    return SB_OK;
+}
+
+static int field_hash(struct stencil_run *r, uint64_t *hash)
+{
+    size_t rb = (size_t)r->p.real_bytes;
+    void *own = sb_malloc(stencil_own_count(r) * rb + 1, "own points");
+    CHECK(stencil_own_points(r, own));
+    uint64_t mine = stencil_hash(r, own);
+    free(own);
+    CHECK_MPI(MPI_Allreduce(&mine, hash, 1, MPI_UINT64_T, MPI_BXOR, r->comm));
+    return SB_OK;
+}
+
+/* The references, computed on rank 0 when first needed. */
+struct references {
+    void *same, *cpu;
+};
+
+static int verify_point(const struct stencil_plan *p, struct stencil_run *r, struct references *ref,
+                        struct stencil_point *pt, struct sb_msg *m)
+{
+    void *global = NULL;
+    CHECK(stencil_gather(r, &global));
+    int verdict[2] = {-1, -1};
+    if (r->rank == 0) {
+        if (!ref->same) CHECK(stencil_reference(&p->base, p->ops, &ref->same, m));
+        field_compare(global, ref->same, p->base.global, p->base.real_bytes, &pt->diff);
+        verdict[0] = pt->diff.differing == 0;
+        if (p->ops != &stencil_backend_cpu) {
+            if (!ref->cpu) CHECK(stencil_reference(&p->base, &stencil_backend_cpu, &ref->cpu, m));
+            field_compare(global, ref->cpu, p->base.global, p->base.real_bytes, &pt->cpu);
+            double tolerance = p->base.real_bytes == 4 ? 1e-6 : 1e-12;
+            verdict[1] = pt->cpu.max_rel <= tolerance;
+        }
+        free(global);
+    }
+    CHECK_MPI(MPI_Bcast(verdict, 2, MPI_INT, 0, r->comm));
+    pt->verified = verdict[0];
+    pt->cpu_agrees = verdict[1];
+    return SB_OK;
+}
+
+/* A set-up that failed on one rank fails on all, so none waits in MPI for it. */
+static int agree(int rc, MPI_Comm comm)
+{
+    int worst = rc;
+    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return SB_ERUNTIME;
+    return worst;
+}
+
+static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil_point *pt,
+                     struct references *ref, struct sb_msg *m)
+{
+    struct stencil_params prm = p->base;
+    prm.depth = pt->depth;
+    prm.async = pt->async;
+    prm.overlap = pt->overlap;
+    struct stencil_run r;
+    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    if (rc == SB_OK && p->warmup > 0) {
+        r.p.inject_fault = -1;
+        rc = stencil_fill(&r);
+        if (rc == SB_OK) rc = stencil_iterate(&r, p->warmup);
+        r.p.inject_fault = prm.inject_fault;
+    }
+    if (rc == SB_OK) rc = stencil_fill(&r);
+    if (rc == SB_OK) rc = MPI_Barrier(comm) == MPI_SUCCESS ? SB_OK : SB_ERUNTIME;
+    if (rc == SB_OK) rc = stencil_iterate(&r, prm.iterations);
+    if (rc == SB_OK) rc = spread(&r, pt);
+    if (rc == SB_OK) rc = field_hash(&r, &pt->hash);
+    pt->verified = pt->cpu_agrees = -1;
+    if (rc == SB_OK && p->verify) rc = verify_point(p, &r, ref, pt, m);
+    stencil_teardown(&r);
+    return rc;
+}
+
+/* ---- calibration ------------------------------------------------------------ */
+
+struct calibration {
+    double copy_gbs, sweep_gbs, ratio; /* the rank with the lowest ratio */
+};
+
+/* Copy bandwidth of the backend's memory against one sweep over the own
+ * points, both counted as bytes read plus bytes written. */
+static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibration *cal,
+                     struct sb_msg *m)
+{
+    struct stencil_params prm = p->base;
+    prm.depth = 1;
+    struct stencil_run r;
+    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    const int reps = 20;
+    double copy = 0, sweep = 0, t;
+    struct sbox own = grid_sweep_region(&r.grid, 0);
+    if (rc == SB_OK) rc = r.backend.ops->copy_time(&r.backend, 2, &t); /* warm */
+    if (rc == SB_OK) rc = r.backend.ops->copy_time(&r.backend, reps, &copy);
+    for (int i = 0; rc == SB_OK && i < reps + 2; i++) {
+        rc = r.backend.ops->sweep(&r.backend, 1, &own, &t);
+        if (i >= 2) sweep += t;
+    }
+    double field = (double)layout_points(&r.backend.layout) * prm.real_bytes;
+    double swept = (double)sbox_points(&own) * prm.real_bytes;
+    stencil_teardown(&r);
+    CHECK(rc);
+    double mine[3] = {2 * field * reps / copy / 1e9, 2 * swept * reps / sweep / 1e9, 0};
+    mine[2] = mine[1] / mine[0];
+    struct {
+        double ratio;
+        int rank;
+    } in = {mine[2], 0}, out;
+    MPI_Comm_rank(comm, &in.rank);
+    CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm));
+    CHECK_MPI(MPI_Bcast(mine, 3, MPI_DOUBLE, out.rank, comm));
+    *cal = (struct calibration){mine[0], mine[1], mine[2]};
+    return SB_OK;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static const char *const csv_header =
+    "dim,nx,ny,nz,ranks,backend,precision,depth,exchange,overlap,iterations,execution,pack,"
+    "unpack,inner,outer,primary,message,desync,execution_max,gcells_per_s,bytes_per_iteration,"
+    "verified\n";
+
+static const char *verdict_word(int v)
+{
+    return v < 0 ? "unchecked" : v ? "true" : "false";
+}
+
+static void csv_row(FILE *f, const struct stencil_plan *p, int nranks,
+                    const struct stencil_point *pt)
+{
+    const struct stencil_params *b = &p->base;
+    fprintf(f, "%d,%d,%d,%d,%d,%s,%s,%d,%s,%d,%ld", b->dim, b->global[0], b->global[1],
+            b->global[2], nranks, p->ops->name, b->real_bytes == 4 ? "float" : "double", pt->depth,
+            pt->async ? "async" : "sync", pt->overlap, b->iterations);
+    /* seed 004 Appendix C reports one time per segment: the mean over ranks. */
+    for (int s = 0; s < NSEGMENTS; s++)
+        fprintf(f, ",%.6g", pt->seg_mean[s]);
+    fprintf(f, ",%.6g,%.6g,%.0f,%s\n", pt->seg_max[SEG_EXECUTION], pt->gcells,
+            pt->bytes_per_iteration, verdict_word(pt->verified));
+}
+
+static cJSON *point_json(const struct stencil_point *pt)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "depth", pt->depth);
+    cJSON_AddStringToObject(o, "exchange", pt->async ? "async" : "sync");
+    cJSON_AddBoolToObject(o, "overlap", pt->overlap);
+    cJSON *seg = cJSON_AddObjectToObject(o, "seconds");
+    for (int s = 0; s < NSEGMENTS; s++) {
+        cJSON *one = cJSON_AddObjectToObject(seg, stencil_segment_names[s]);
+        cJSON_AddNumberToObject(one, "min", pt->seg_min[s]);
+        cJSON_AddNumberToObject(one, "mean", pt->seg_mean[s]);
+        cJSON_AddNumberToObject(one, "max", pt->seg_max[s]);
+    }
+    cJSON_AddNumberToObject(o, "gcells_per_s", pt->gcells);
+    cJSON_AddNumberToObject(o, "bytes_per_iteration", pt->bytes_per_iteration);
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)pt->hash);
+    cJSON_AddStringToObject(o, "field_hash", hash);
+    cJSON_AddStringToObject(o, "verified", verdict_word(pt->verified));
+    if (pt->verified >= 0)
+        cJSON_AddNumberToObject(o, "differing_points", (double)pt->diff.differing);
+    if (pt->cpu_agrees >= 0) {
+        cJSON_AddBoolToObject(o, "cpu_agrees", pt->cpu_agrees);
+        cJSON_AddNumberToObject(o, "cpu_max_relative_difference", pt->cpu.max_rel);
+        cJSON_AddNumberToObject(o, "cpu_differing_points", (double)pt->cpu.differing);
+    }
+    return o;
+}
+
+static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p,
+                         const struct stencil_point *pts, int npts, const struct calibration *cal,
+                         bool verified)
+{
+    cJSON *root =
+        report_summary_begin("stencil", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+    cJSON *res = cJSON_AddObjectToObject(root, "results");
+    cJSON_AddStringToObject(res, "backend", p->ops->name);
+    cJSON_AddStringToObject(res, "device", p->device);
+    cJSON_AddBoolToObject(res, "cuda_aware_mpi", p->base.device_buffers);
+    cJSON_AddItemToObject(res, "rank_grid", cJSON_CreateIntArray(p->dims, 3));
+    cJSON_AddItemToObject(res, "weights",
+                          cJSON_CreateDoubleArray(p->base.weights, p->base.dim == 2 ? 5 : 7));
+    if (p->calibrate) {
+        cJSON *c = cJSON_AddObjectToObject(res, "calibration");
+        cJSON_AddNumberToObject(c, "copy_gb_per_s", cal->copy_gbs);
+        cJSON_AddNumberToObject(c, "sweep_gb_per_s", cal->sweep_gbs);
+        cJSON_AddNumberToObject(c, "ratio", cal->ratio);
+    }
+    cJSON *list = cJSON_AddArrayToObject(res, "points");
+    for (int i = 0; i < npts; i++)
+        cJSON_AddItemToArray(list, point_json(&pts[i]));
+    cJSON_AddStringToObject(res, "verified",
+                            p->verify ? (verified ? "true" : "false") : "unchecked");
+    CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
+    struct report_text csv;
+    CHECK(report_text_open(&csv));
+    fputs(csv_header, csv.f);
+    for (int i = 0; i < npts; i++)
+        csv_row(csv.f, p, ctx->nranks, &pts[i]);
+    return report_text_commit(&csv, ctx->out_dir, "stencil.csv");
+}
+
+static void print_point(const struct stencil_point *pt)
+{
+    double ms[NSEGMENTS];
+    for (int i = 0; i < NSEGMENTS; i++)
+        ms[i] = 1e3 * pt->seg_mean[i];
+    log_info("%4d %-5s %3d %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.4f  %s", pt->depth,
+             pt->async ? "async" : "sync", pt->overlap, ms[SEG_EXECUTION], ms[SEG_PACK],
+             ms[SEG_UNPACK], ms[SEG_INNER], ms[SEG_OUTER], ms[SEG_PRIMARY], ms[SEG_MESSAGE],
+             ms[SEG_DESYNC], pt->gcells, verdict_word(pt->verified));
+    if (pt->verified == 0)
+        log_error("stencil: depth %d %s overlap %d: %zu of %zu points differ from the "
+                  "single-rank depth-1 run; first at (%zu,%zu,%zu): %.17g, expected %.17g",
+                  pt->depth, pt->async ? "async" : "sync", pt->overlap, pt->diff.differing,
+                  pt->diff.points, pt->diff.first[0], pt->diff.first[1], pt->diff.first[2],
+                  pt->diff.got, pt->diff.want);
+    if (pt->cpu_agrees >= 0)
+        log_info("     CPU backend: %zu points differ, largest relative difference %.3g (%s)",
+                 pt->cpu.differing, pt->cpu.max_rel,
+                 pt->cpu_agrees ? "within tolerance" : "TOO LARGE");
+}
+
+static void print_header(const struct stencil_plan *p, int nranks)
+{
+    const struct stencil_params *b = &p->base;
+    log_info("\nstencil: %dD %d-point, %d x %d%s%.0d grid on %d rank%s (%d x %d%s%.0d), %s %s, "
+             "%ld iterations",
+             b->dim, b->dim == 2 ? 5 : 7, b->global[0], b->global[1], b->dim == 3 ? " x " : "",
+             b->dim == 3 ? b->global[2] : 0, nranks, nranks == 1 ? "" : "s", p->dims[0], p->dims[1],
+             b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
+             b->real_bytes == 4 ? "float" : "double", b->iterations);
+    log_info("milliseconds, mean over ranks (the segments of seed 004 Appendix C):");
+    log_info("%4s %-5s %3s %9s %8s %8s %8s %8s %8s %8s %8s %9s  %s", "Dp", "exch", "ovl", "Ex",
+             "Pack", "Unpack", "I.Cal", "O.Cal", "P.Cal", "Mess", "Desyn", "GCells/s", "verified");
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_point *pts, int npts,
+                   struct calibration *cal, bool *verified, struct sb_msg *m)
+{
+    struct references ref = {NULL, NULL};
+    int rc = SB_OK;
+    if (p->calibrate) {
+        rc = calibrate(p, ctx->world, cal, m);
+        if (rc == SB_OK)
+            log_info("\ncalibrate: copy %.2f GB/s, single sweep %.2f GB/s: ratio %.3f "
+                     "(bytes read + written; the rank with the lowest ratio)",
+                     cal->copy_gbs, cal->sweep_gbs, cal->ratio);
+    }
+    if (rc == SB_OK) print_header(p, ctx->nranks);
+    *verified = true;
+    for (int i = 0; rc == SB_OK && i < npts; i++) {
+        log_progress("stencil: point %d of %d (depth %d)", i + 1, npts, pts[i].depth);
+        rc = run_point(p, ctx->world, &pts[i], &ref, m);
+        log_progress_done();
+        if (rc != SB_OK) break;
+        print_point(&pts[i]);
+        *verified = *verified && pts[i].verified != 0 && pts[i].cpu_agrees != 0;
+        /* Every point computes the same field: depth, exchange and overlap
+         * change only how, so the hashes must agree even without verify. */
+        if (pts[i].hash != pts[0].hash) {
+            log_error("stencil: depth %d %s overlap %d ends with field hash %016llx, the first "
+                      "point with %016llx: the variants disagree",
+                      pts[i].depth, pts[i].async ? "async" : "sync", pts[i].overlap,
+                      (unsigned long long)pts[i].hash, (unsigned long long)pts[0].hash);
+            *verified = false;
+        }
+    }
+    free(ref.same);
+    free(ref.cpu);
+    return rc;
+}
+
+int cmd_stencil(struct run_ctx *ctx)
+{
+    struct stencil_plan p;
+    struct sb_msg m = {""};
+    int rc = read_plan(&p, ctx->cfg, ctx->nranks, &m);
+    if (rc == SB_OK) rc = choose_backend(&p, ctx->cfg, ctx->world, &m);
+    if (rc == SB_OK) rc = check_host_memory(&p, ctx->world, &m);
+    if (rc != SB_OK) {
+        log_error("%s", m.text);
+        return rc;
+    }
+    int npts = p.ndepths * p.nmodes * p.noverlaps;
+    struct stencil_point *pts = sb_calloc((size_t)npts, sizeof *pts, "the sweep");
+    int k = 0;
+    for (int d = 0; d < p.ndepths; d++)
+        for (int e = 0; e < p.nmodes; e++)
+            for (int o = 0; o < p.noverlaps; o++)
+                pts[k++] = (struct stencil_point){
+                    .depth = (int)p.depth[d], .async = p.mode_async[e], .overlap = p.overlap[o]};
+    struct calibration cal = {0, 0, 0};
+    bool verified = true;
+    rc = run_all(ctx, &p, pts, npts, &cal, &verified, &m);
+    if (rc == SB_EUSAGE) log_error("%s", m.text);
+    if (rc == SB_OK) {
+        log_info("\nfield hash %016llx (the last point; equal for every decomposition of the same "
+                 "run)",
+                 (unsigned long long)pts[npts - 1].hash);
+        log_info("verified: %s",
+                 p.verify ? (verified ? "true (every point bit for bit against a single-rank "
+                                        "depth-1 run)"
+                                      : "false")
+                          : "unchecked (stencil.verify = 0)");
+        if (ctx->out_dir && ctx->rank == 0) rc = write_outputs(ctx, &p, pts, npts, &cal, verified);
+        if (rc == SB_OK && ctx->out_dir)
+            log_info("results: %s/summary.json, %s/stencil.csv", ctx->out_dir, ctx->out_dir);
+        if (rc == SB_OK && !verified) rc = SB_EVERIFY;
+    }
+    if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
+    free(pts);
+    return rc;
+}

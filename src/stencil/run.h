@@ -1,0 +1,78 @@
+/* One deep-halo stencil run: a backend holding this rank's subdomain, the
+ * halo plan, and the iteration loop of seed 004 Listing 10 (overlap) and
+ * Appendix B (serial), with its segments timed as sec. 3.5 lists them. */
+#ifndef SB_STENCIL_RUN_H
+#define SB_STENCIL_RUN_H
+
+#include "halo.h"
+
+#include <stdint.h>
+
+/* seed 004 Appendix C's columns, in its order. */
+enum stencil_segment {
+    SEG_EXECUTION, /* Ex.: the whole loop */
+    SEG_PACK,      /* Pack */
+    SEG_UNPACK,    /* Unpack */
+    SEG_INNER,     /* I. Cal.: interior sweep of the overlapped first sweep */
+    SEG_OUTER,     /* O. Cal.: its outer frame */
+    SEG_PRIMARY,   /* P. Cal.: every other sweep */
+    SEG_MESSAGE,   /* Mess.: the MPI calls */
+    SEG_DESYNC,    /* Desyn.: the barrier timed before the message */
+    NSEGMENTS
+};
+
+extern const char *const stencil_segment_names[NSEGMENTS];
+
+struct stencil_params {
+    int dim;
+    int global[3];
+    int depth;
+    bool async;
+    bool overlap;
+    long iterations;
+    int real_bytes;
+    double weights[7];
+    bool pinned, device_buffers;
+    int threads;
+    long inject_fault; /* exchange number after which one halo value is corrupted; -1: none */
+};
+
+struct stencil_run {
+    struct stencil_params p;
+    MPI_Comm comm;
+    int rank, nranks;
+    int dims[3];
+    struct stencil_grid grid;
+    struct stencil_backend backend;
+    struct halo_plan halo;
+    bool have_backend, have_halo;
+    long exchanges; /* exchanges done since the field was filled */
+    double seg[NSEGMENTS];
+};
+
+/* Allocates the subdomain and the halo buffers.  SB_EUSAGE when the
+ * configuration cannot run (the message says why). */
+int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Comm comm,
+                  const int dims[3], const struct stencil_backend_ops *ops, struct sb_msg *m);
+void stencil_teardown(struct stencil_run *r);
+
+/* The initial field: a pattern of global coordinates (never constant, so
+ * that an indexing error shows), halos zero.  Resets the timers. */
+int stencil_fill(struct stencil_run *r);
+
+/* Runs `iterations` sweeps, exchanging every depth sweeps; adds to r->seg. */
+int stencil_iterate(struct stencil_run *r, long iterations);
+
+/* This rank's own points, contiguous (x fastest), into dst. */
+int stencil_own_points(struct stencil_run *r, void *dst);
+size_t stencil_own_count(const struct stencil_run *r);
+
+/* An order-independent 64-bit hash of own points and their global
+ * coordinates: XOR over ranks gives the same value for any decomposition
+ * exactly when the field is the same bit for bit. */
+uint64_t stencil_hash(const struct stencil_run *r, const void *own);
+
+/* The value of the initial pattern at global coordinates (x, y, z). */
+double stencil_pattern(int x, int y, int z);
+
+#endif
