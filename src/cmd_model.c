@@ -39,7 +39,10 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
                        "model.hockney is not set; accepted: the path of a hockney.json that "
                        "shiftbox pingpong --out DIR wrote (mpirun -np 2 build/shiftbox pingpong "
                        "--out results/pp)");
-    return hockney_load(h, path, m);
+    CHECK(hockney_load(h, path, m));
+    const char *smp = cfg_text(c, "model.smp");
+    if (smp[0]) CHECK(smp_copy_load(&h->copy, smp, m));
+    return SB_OK;
 }
 
 static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg *m)
@@ -166,6 +169,10 @@ int cmd_model(struct run_ctx *ctx)
         p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous", h->source,
         h->mode, h->statistic, h->alpha * 1e6, h->segment[h->nsegments - 1].beta * 1e9,
         h->nsegments == 2 ? " above the eager limit" : "");
+    if (h->copy.have)
+        log_info("copies inside a rank costed by smpcost: %s from %s (rings of one, partners "
+                 "that are the box itself, Team Shift's repacking)",
+                 smp_function_names[h->copy.function], h->copy.source);
     struct report_text csv = {0};
     if (ctx->rank == 0 && ctx->out_dir) {
         CHECK(report_text_open(&csv));

@@ -30,5 +30,6 @@ int cmd_md(struct run_ctx *ctx);
 int cmd_pingpong(struct run_ctx *ctx);
 int cmd_model(struct run_ctx *ctx);
 int cmd_stencil(struct run_ctx *ctx);
+int cmd_smpcost(struct run_ctx *ctx);
 
 #endif

@@ -12,6 +12,7 @@
 #define SB_HOCKNEY_H
 
 #include "error.h"
+#include "smp/copymodel.h"
 
 #include <cjson/cJSON.h>
 
@@ -37,6 +38,7 @@ struct hockney {
     struct hockney_segment segment[HOCKNEY_MAX_SEGMENTS];
     double alpha; /* the 0-byte time when measured, else the first segment's alpha */
     char statistic[16], mode[16], source[256];
+    struct smp_copy copy; /* model.smp: copies inside a rank (optional) */
 };
 
 /* Fits the segments to h->point (sorted by size, at least 2 points): one

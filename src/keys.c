@@ -9,8 +9,9 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",   "decomp",   "exchange", "md",      "checkpoint",
-                                       "model", "pingpong", "stats",    "stencil", NULL};
+const char *const config_sections[] = {"run",        "decomp",  "exchange", "md",
+                                       "checkpoint", "model",   "pingpong", "stats",
+                                       "stencil",    "smpcost", NULL};
 
 const struct key_spec config_keys[] = {
     /* [run] ------------------------------------------------------------- */
@@ -144,6 +145,9 @@ const struct key_spec config_keys[] = {
     {"model", "hockney", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
      "hockney.json from shiftbox pingpong --out DIR: enables predictions (model, exchange, "
      "module auto)"},
+    {"model", "smp", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
+     "summary.json of shiftbox smpcost --out DIR: copies inside a rank (rings of one, Team "
+     "Shift's repacking) costed by seed 003's good family instead of the Hockney beta"},
     {"model", "rendezvous", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
      "a rank cannot send and receive at once (MPI_Ssend): the Shift's hops take one message "
      "time per ring colour (seed 000 Eq. 3)"},
@@ -193,6 +197,23 @@ const struct key_spec config_keys[] = {
      "a ratio of it"},
     {"stencil", "inject_fault", KEY_INT, "-1", -1, 100000000, NO_REAL, NULL,
      "test: after exchange number N (0-based) the last rank corrupts one halo value"},
+
+    /* [smpcost] --------------------------------------------------------- */
+    {"smpcost", "reps", KEY_INT, "5", 1, 64, NO_REAL, NULL,
+     "repetitions of each superstep (their median is kept)"},
+    {"smpcost", "per_set", KEY_INT, "6", 1, 20, NO_REAL, NULL,
+     "h values taken from each of seed 003's sets H0, H1, H2 (it used 10)"},
+    {"smpcost", "line_bytes", KEY_INT, "0", 0, 1 << 20, NO_REAL, NULL,
+     "cache-line size; 0: read from sysfs"},
+    {"smpcost", "cache_bytes", KEY_INT, "0", 0, 1LL << 40, NO_REAL, NULL,
+     "last-level cache, shared by the workers (h values scale with it); 0: read from sysfs"},
+    {"smpcost", "bad_bytes", KEY_INT, "1073741824", 1 << 16, 1LL << 40, NO_REAL, NULL,
+     "size of the bad-mode array: one integer per line, so bad supersteps reach h = "
+     "bad_bytes / line"},
+    {"smpcost", "pattern_ints", KEY_INT, "1048576", 1, 1LL << 32, NO_REAL, NULL,
+     "integers each worker moves in ShiftBox's copy patterns"},
+    {"smpcost", "max_seconds", KEY_REAL, "90", NO_INT, 0.0, 1e6, NULL,
+     "time limit of the suites; supersteps past it are skipped (and counted)"},
 
     {NULL, NULL, KEY_TEXT, NULL, NO_INT, NO_REAL, NULL, NULL},
 };

@@ -23,6 +23,7 @@ static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
 static const char *const pingpong_sections[] = {"pingpong", "stats", NULL};
 static const char *const model_sections[] = {"exchange", "model", NULL};
 static const char *const stencil_sections[] = {"decomp", "stencil", NULL};
+static const char *const smpcost_sections[] = {"run", "smpcost", NULL};
 
 static const struct command commands[] = {
     {"md",
@@ -45,6 +46,10 @@ static const struct command commands[] = {
      "the deep-halo stencil (seed 004) in 2D and 3D on the CUDA or CPU backend: segment times, "
      "overlap, and the field verified bit for bit",
      stencil_sections, cmd_stencil},
+    {"smpcost",
+     "what copies through shared memory cost on this node (seed 003): good and bad supersteps, "
+     "cost functions fitted and validated, ShiftBox's copy patterns inside the interval",
+     smpcost_sections, cmd_smpcost},
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
 

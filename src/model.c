@@ -20,6 +20,11 @@ void model_add(struct model_terms *t, const struct hockney *h, double count, dou
 
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
+    /* model.smp: the copy as a superstep of seed 003's good family */
+    if (h->copy.have) {
+        t->time += count * smp_copy_time(&h->copy, bytes);
+        return;
+    }
     /* the segment's beta: the time of the size less the time of nothing */
     const struct hockney_segment *s = &h->segment[0];
     if (h->nsegments == 2 && bytes * bytes > h->segment[0].to * h->segment[1].from)

@@ -44,9 +44,10 @@ double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous)
 double model_block_bytes(const struct model_case *c, int d);
 void model_add(struct model_terms *t, const struct hockney *h, double count, double bytes);
 /* `count` copies of `bytes` inside the rank (a ring of one, a partner that
- * is the box itself): bandwidth without latency, beta m of the Hockney
- * segment for that size; not messages.  Seed 003's copy model (issue 8) is
- * the finer account. */
+ * is the box itself, Team Shift's repacking): bandwidth without latency,
+ * beta m of the Hockney segment for that size; not messages.  With
+ * model.smp, seed 003's good-family function from shiftbox smpcost
+ * instead (src/smp/copymodel.h). */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);
 
 #endif

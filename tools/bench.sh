@@ -87,3 +87,8 @@ mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phase
 echo
 echo "== bench 5: checkpoints against dd, $NP ranks (target: write and read >= 0.5 x dd)"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/checkpoint_bench.sh 20 100
+
+echo
+echo "== bench 6: seed 003's copy cost: smpcost's time (target < 120 s), and the exchange model"
+echo "   without and with model.smp against one measured sweep, $NP ranks"
+NP="$NP" SHIFTBOX="$SHIFTBOX" tools/smpcost_bench.sh results/bench/smpcost

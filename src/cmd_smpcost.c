@@ -1,0 +1,666 @@
+/* shiftbox smpcost: what copies through shared memory cost on this node,
+ * measured and modelled the way of seed 003 (sec. 3-5).
+ *
+ * The ranks are the workers: they share one array from
+ * MPI_Win_allocate_shared and run supersteps of copy-in, local computation
+ * and copy-out separated by barriers.  Good mode: worker i touches its own
+ * contiguous run, caches primed; bad mode: worker i touches integer i of
+ * consecutive cache lines, so every line is shared by all workers.  Three
+ * suites (sec. 4.1) are timed in both modes; the cost functions of sec. 4.2
+ * are fitted on one suite and validated on the other two; the good and bad
+ * predictions bound any superstep (sec. 5), and ShiftBox's own copy
+ * patterns are placed inside that interval. */
+#include "command.h"
+#include "log.h"
+#include "report.h"
+#include "smp/fit.h"
+#include "smp/locality.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum smp_mode { MODE_GOOD, MODE_BAD, NMODES };
+static const char *const mode_names[NMODES] = {"good", "bad"};
+
+/* Which suite each family is fitted on (sec. 4.2.1 and 4.2.2); the other
+ * two validate. */
+static const int fit_suite[NMODES] = {1, 2};
+enum { FAMILY_FUNCTIONS = 5 };
+static const enum smp_function family_functions[NMODES][FAMILY_FUNCTIONS] = {
+    {FN_H, FN_HM, FN_HRHW, FN_HRHWM, FN_HRHWMC},
+    {FN_H, FN_HM, FN_HRHW, FN_HRHWM, FN_HRHWMC},
+};
+
+struct smp_plan {
+    int p;
+    int reps, per_set;
+    long line_ints;  /* t_line: integers in a cache line */
+    long cache_ints; /* a worker's share of the last-level cache, in integers */
+    long tmax;       /* integers in each worker's good-mode run */
+    long bad_max;    /* largest h the bad-mode array holds */
+    long pattern_ints;
+    double max_seconds;
+    uint64_t seed;
+    char cache_source[128];
+};
+
+/* One timed superstep. */
+struct smp_sample {
+    struct superstep s;
+    enum smp_mode mode;
+    struct smp_features f;
+    double seconds; /* median over repetitions: copy-in + copy-out */
+};
+
+struct smp_fitted {
+    double coef[SMP_MAX_TERMS];
+    long split; /* HrHwM-c: accesses counted as "in cache" (hrc, hwc) */
+    bool ok;
+    double avg, max; /* relative errors on the validation suites */
+};
+
+struct smp_results {
+    struct smp_sample *samples;
+    int nsamples, skipped;
+    struct smp_fitted fit[NMODES][NFUNCTIONS];
+    enum smp_function best[NMODES];
+    double pattern_seconds[NPATTERNS], pattern_good[NPATTERNS], pattern_bad[NPATTERNS];
+    long pattern_count[NPATTERNS];
+};
+
+/* The shared array and this worker's local memory. */
+struct smp_memory {
+    MPI_Comm comm;
+    MPI_Win win;
+    unsigned *global; /* unsigned: the local computation may wrap around */
+    unsigned *local;
+    size_t global_ints;
+    int me;
+};
+
+/* ---- the machine ------------------------------------------------------------ */
+
+static long read_long_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long v = 0;
+    char unit = 0;
+    if (!f) return 0;
+    if (fscanf(f, "%ld%c", &v, &unit) < 1) v = 0;
+    fclose(f);
+    if (unit == 'K') v *= 1024;
+    if (unit == 'M') v *= 1024 * 1024;
+    return v;
+}
+
+/* The line size and the last-level cache of cpu0 from sysfs. */
+static void read_caches(long *line_bytes, long *llc_bytes, int *llc_level)
+{
+    *line_bytes = 0;
+    *llc_bytes = 0;
+    *llc_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        long level = read_long_file(path);
+        if (level == 0) break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        long size = read_long_file(path);
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+        long line = read_long_file(path);
+        if (line > 0 && *line_bytes == 0) *line_bytes = line;
+        if (level >= *llc_level) {
+            *llc_level = (int)level;
+            *llc_bytes = size;
+        }
+    }
+    if (*line_bytes == 0) *line_bytes = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+}
+
+static int read_plan(struct smp_plan *p, const struct config *c, int nranks, struct sb_msg *m)
+{
+    memset(p, 0, sizeof *p);
+    p->p = nranks;
+    if (nranks > SMP_MAX_WORKERS)
+        return sb_fail(m, SB_EUSAGE, "smpcost: %d ranks; accepted: at most %d workers", nranks,
+                       SMP_MAX_WORKERS);
+    p->reps = (int)cfg_int(c, "smpcost.reps");
+    p->per_set = (int)cfg_int(c, "smpcost.per_set");
+    p->pattern_ints = (long)cfg_int(c, "smpcost.pattern_ints");
+    p->max_seconds = cfg_real(c, "smpcost.max_seconds");
+    p->seed = (uint64_t)cfg_int(c, "run.seed");
+    long line = 0, llc = 0;
+    int level = 0;
+    read_caches(&line, &llc, &level);
+    if (cfg_int(c, "smpcost.line_bytes") > 0) line = (long)cfg_int(c, "smpcost.line_bytes");
+    if (line <= 0)
+        return sb_fail(m, SB_EUSAGE,
+                       "smpcost.line_bytes: the cache-line size cannot be read from sysfs; "
+                       "accepted: set it (e.g. 64)");
+    snprintf(p->cache_source, sizeof p->cache_source, "L%d of %ld bytes (sysfs)", level, llc);
+    if (cfg_int(c, "smpcost.cache_bytes") > 0) {
+        llc = (long)cfg_int(c, "smpcost.cache_bytes");
+        snprintf(p->cache_source, sizeof p->cache_source, "%ld bytes (smpcost.cache_bytes)", llc);
+    }
+    if (llc <= 0)
+        return sb_fail(m, SB_EUSAGE,
+                       "smpcost.cache_bytes: the last-level cache cannot be read from sysfs; "
+                       "accepted: set it in bytes");
+    p->line_ints = line / (long)sizeof(int);
+    if (p->line_ints < 1) p->line_ints = 1;
+    p->cache_ints = llc / (long)sizeof(int) / nranks;
+    long hs[64];
+    int nh = smp_h_values(p->cache_ints, p->per_set, hs);
+    p->tmax = hs[nh - 1];
+    p->bad_max = (long)cfg_int(c, "smpcost.bad_bytes") / line;
+    if (p->bad_max > p->tmax) p->bad_max = p->tmax;
+    return SB_OK;
+}
+
+/* ---- the shared array ------------------------------------------------------------ */
+
+static int memory_init(struct smp_memory *mem, const struct smp_plan *p, MPI_Comm world,
+                       struct sb_msg *m)
+{
+    memset(mem, 0, sizeof *mem);
+    MPI_Comm node;
+    CHECK_MPI(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    int here = 0, all = 0;
+    MPI_Comm_size(node, &here);
+    MPI_Comm_size(world, &all);
+    int agreed = here;
+    CHECK_MPI(MPI_Allreduce(&here, &agreed, 1, MPI_INT, MPI_MIN, world));
+    if (agreed != all) {
+        MPI_Comm_free(&node);
+        return sb_fail(m, SB_EUSAGE,
+                       "smpcost: the workers share memory, so all %d ranks must run on one node; "
+                       "a node here has %d of them",
+                       all, agreed);
+    }
+    mem->comm = node;
+    MPI_Comm_rank(node, &mem->me);
+    size_t good = (size_t)p->p * (size_t)p->tmax;
+    size_t bad = (size_t)p->p + (size_t)p->bad_max * (size_t)p->line_ints;
+    mem->global_ints = good > bad ? good : bad;
+    double bytes = (double)mem->global_ints * sizeof(int) + (double)p->p * p->tmax * sizeof(int);
+    double node_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (bytes > 0.5 * node_bytes)
+        return sb_fail(m, SB_EUSAGE,
+                       "smpcost: the shared array and local copies need %.3g GB, more than half "
+                       "of this node's %.3g GB; reduce smpcost.cache_bytes or smpcost.bad_bytes",
+                       bytes / 1e9, node_bytes / 1e9);
+    MPI_Aint size = mem->me == 0 ? (MPI_Aint)(mem->global_ints * sizeof(int)) : 0;
+    unsigned *mine = NULL;
+    CHECK_MPI(MPI_Win_allocate_shared(size, sizeof(int), MPI_INFO_NULL, node, &mine, &mem->win));
+    MPI_Aint got;
+    int unit;
+    CHECK_MPI(MPI_Win_shared_query(mem->win, 0, &got, &unit, &mem->global));
+    CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, mem->win));
+    mem->local = sb_malloc((size_t)p->tmax * sizeof(int), "a worker's local memory");
+    /* Touch everything once so that no measurement pays for first faults. */
+    for (size_t k = (size_t)mem->me; k < mem->global_ints; k += (size_t)p->p)
+        mem->global[k] = (unsigned)k;
+    for (long k = 0; k < p->tmax; k++)
+        mem->local[k] = (unsigned)k;
+    CHECK_MPI(MPI_Win_sync(mem->win));
+    CHECK_MPI(MPI_Barrier(node));
+    return SB_OK;
+}
+
+static void memory_free(struct smp_memory *mem)
+{
+    if (mem->win != MPI_WIN_NULL && mem->global) {
+        MPI_Win_unlock_all(mem->win);
+        MPI_Win_free(&mem->win);
+    }
+    if (mem->comm != MPI_COMM_NULL && mem->comm) MPI_Comm_free(&mem->comm);
+    free(mem->local);
+}
+
+/* A barrier that also orders the shared array's loads and stores. */
+static int fence(struct smp_memory *mem)
+{
+    CHECK_MPI(MPI_Win_sync(mem->win));
+    CHECK_MPI(MPI_Barrier(mem->comm));
+    CHECK_MPI(MPI_Win_sync(mem->win));
+    return SB_OK;
+}
+
+/* ---- supersteps ------------------------------------------------------------ */
+
+/* Index arrays, or NULL for the good and bad families' own loops. */
+struct access {
+    enum smp_mode mode;
+    const size_t *reads, *writes;
+};
+
+static void copy_in(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
+                    long n)
+{
+    unsigned *local = mem->local;
+    const unsigned *g = mem->global;
+    if (a->reads) {
+        for (long k = 0; k < n; k++)
+            local[k] = g[a->reads[k]];
+    } else if (a->mode == MODE_GOOD) {
+        memcpy(local, g + (size_t)mem->me * (size_t)p->tmax, (size_t)n * sizeof(int));
+    } else {
+        for (long k = 0; k < n; k++)
+            local[k] = g[(size_t)mem->me + (size_t)k * (size_t)p->line_ints];
+    }
+}
+
+static void copy_out(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
+                     long n)
+{
+    const unsigned *local = mem->local;
+    unsigned *g = mem->global;
+    if (a->writes) {
+        for (long k = 0; k < n; k++)
+            g[a->writes[k]] = local[k];
+    } else if (a->mode == MODE_GOOD) {
+        memcpy(g + (size_t)mem->me * (size_t)p->tmax, local, (size_t)n * sizeof(int));
+    } else {
+        for (long k = 0; k < n; k++)
+            g[(size_t)mem->me + (size_t)k * (size_t)p->line_ints] = local[k];
+    }
+}
+
+/* Good mode primes the caches with what the superstep will touch. */
+static void prime(struct smp_memory *mem, const struct smp_plan *p, const struct access *a, long hr,
+                  long hw)
+{
+    if (a->mode != MODE_GOOD) return;
+    volatile unsigned sink = 0;
+    long n = hr > hw ? hr : hw;
+    const unsigned *g = mem->global;
+    for (long k = 0; k < n; k++) {
+        if (a->reads && k < hr) sink += g[a->reads[k]];
+        if (a->writes && k < hw) sink += g[a->writes[k]];
+        if (!a->reads) sink += g[(size_t)mem->me * (size_t)p->tmax + (size_t)k];
+    }
+    (void)sink;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Times one superstep: copy-in and copy-out, each closed by a barrier, as
+ * rank 0 sees them; the median over repetitions on every rank. */
+static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
+                         long hr, long hw, double *seconds)
+{
+    double t[64];
+    int reps = p->reps < 64 ? p->reps : 64;
+    for (int r = 0; r < reps; r++) {
+        prime(mem, p, a, hr, hw);
+        CHECK(fence(mem));
+        double t0 = MPI_Wtime();
+        copy_in(mem, p, a, hr);
+        CHECK(fence(mem));
+        double t1 = MPI_Wtime();
+        for (long k = 0; k < hr; k++) /* the local computation: not timed */
+            mem->local[k] += 1;
+        CHECK(fence(mem));
+        double t2 = MPI_Wtime();
+        copy_out(mem, p, a, hw);
+        CHECK(fence(mem));
+        t[r] = (t1 - t0) + (MPI_Wtime() - t2);
+    }
+    qsort(t, (size_t)reps, sizeof *t, compare_double);
+    double median = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    CHECK_MPI(MPI_Bcast(&median, 1, MPI_DOUBLE, 0, mem->comm));
+    *seconds = median;
+    return SB_OK;
+}
+
+static long max_count(const long *v, int n)
+{
+    long m = 0;
+    for (int i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* Every suite in both modes, until smpcost.max_seconds. */
+static int measure_suites(struct smp_memory *mem, const struct smp_plan *p, struct smp_results *r)
+{
+    long hs[64];
+    int nh = smp_h_values(p->cache_ints, p->per_set, hs);
+    int per_suite = suite_size(p->p, nh);
+    struct superstep *steps = sb_malloc((size_t)per_suite * sizeof *steps, "supersteps");
+    r->samples = sb_malloc((size_t)(3 * per_suite * NMODES) * sizeof *r->samples, "samples");
+    double start = MPI_Wtime();
+    int total = 3 * per_suite * NMODES, done = 0;
+    for (int suite = 1; suite <= 3; suite++) {
+        int n = suite_build(suite, p->p, hs, nh, p->tmax, p->seed, steps, per_suite);
+        for (int i = 0; i < n; i++)
+            for (int mode = 0; mode < NMODES; mode++, done++) {
+                const struct superstep *s = &steps[i];
+                long hr = s->hr[mem->me], hw = s->hw[mem->me];
+                bool fits = mode == MODE_GOOD || (max_count(s->hr, s->p) <= p->bad_max &&
+                                                  max_count(s->hw, s->p) <= p->bad_max);
+                int stop = MPI_Wtime() - start > p->max_seconds;
+                CHECK_MPI(MPI_Bcast(&stop, 1, MPI_INT, 0, mem->comm));
+                if (!fits || stop) {
+                    r->skipped++;
+                    continue;
+                }
+                log_progress("smpcost: superstep %d of %d", done + 1, total);
+                struct access a = {(enum smp_mode)mode, NULL, NULL};
+                struct smp_sample *x = &r->samples[r->nsamples++];
+                x->s = *s;
+                x->mode = (enum smp_mode)mode;
+                x->f = smp_features_of(s, p->cache_ints);
+                CHECK(run_superstep(mem, p, &a, hr, hw, &x->seconds));
+            }
+    }
+    log_progress_done();
+    free(steps);
+    return SB_OK;
+}
+
+/* ---- fits ------------------------------------------------------------ */
+
+/* The samples of one family, fitting (suite == fit) or validating, with
+ * the cache split at `split` accesses. */
+static int select_samples(const struct smp_results *r, enum smp_mode mode, int suite, bool equal,
+                          long split, struct smp_features *f, double *t)
+{
+    int n = 0;
+    for (int i = 0; i < r->nsamples; i++) {
+        const struct smp_sample *x = &r->samples[i];
+        if (x->mode != mode || (x->s.suite == suite) != equal) continue;
+        f[n] = smp_features_counts(x->f.hr, x->f.hw, x->f.M, split);
+        t[n++] = x->seconds;
+    }
+    return n;
+}
+
+/* Fits fn on the family's fitting suite.  HrHwM-c's split between cache
+ * and memory accesses is found in the data, as the eager limit of the
+ * Hockney fit is: each h of the suite (and the sysfs cache share) is
+ * tried, and the one whose fit leaves the least squared relative residual
+ * on the fitting suite is kept.  (Seed 003 splits at the L2 size; on a
+ * machine whose last-level cache also holds the local copies, is shared
+ * with other tenants, or holds the bad pattern's lines, the knee is
+ * elsewhere.) */
+static void fit_one(const struct smp_plan *p, const struct smp_results *r, enum smp_mode mode,
+                    enum smp_function fn, struct smp_features *f, double *t, struct smp_fitted *out)
+{
+    long candidates[64 * 4 + 1];
+    int nc = 0;
+    candidates[nc++] = p->cache_ints;
+    if (fn == FN_HRHWMC) {
+        long hs[64];
+        int nh = smp_h_values(p->cache_ints, p->per_set, hs);
+        for (int i = 0; i < nh && nc < 64 * 4; i++)
+            candidates[nc++] = hs[i];
+    }
+    double best = INFINITY;
+    out->ok = false;
+    for (int c = 0; c < nc; c++) {
+        double coef[SMP_MAX_TERMS];
+        int n = select_samples(r, mode, fit_suite[mode], true, candidates[c], f, t);
+        if (smp_fit(fn, f, t, n, coef) != 0) continue;
+        double sse = 0;
+        for (int i = 0; i < n; i++) {
+            double e = (smp_predict(fn, coef, &f[i]) - t[i]) / t[i];
+            sse += e * e;
+        }
+        if (sse < best) {
+            best = sse;
+            out->ok = true;
+            out->split = candidates[c];
+            memcpy(out->coef, coef, sizeof coef);
+        }
+    }
+}
+
+static void fit_families(const struct smp_plan *p, struct smp_results *r)
+{
+    struct smp_features *f = sb_malloc((size_t)(r->nsamples + 1) * sizeof *f, "features");
+    double *t = sb_malloc((size_t)(r->nsamples + 1) * sizeof *t, "times");
+    for (int mode = 0; mode < NMODES; mode++) {
+        double best = INFINITY;
+        r->best[mode] = family_functions[mode][0];
+        for (int j = 0; j < FAMILY_FUNCTIONS; j++) {
+            enum smp_function fn = family_functions[mode][j];
+            struct smp_fitted *out = &r->fit[mode][fn];
+            fit_one(p, r, (enum smp_mode)mode, fn, f, t, out);
+            int n =
+                select_samples(r, (enum smp_mode)mode, fit_suite[mode], false, out->split, f, t);
+            out->ok = out->ok && n > 0;
+            if (!out->ok) continue;
+            smp_errors(fn, out->coef, f, t, n, &out->avg, &out->max);
+            if (out->avg < best) {
+                best = out->avg;
+                r->best[mode] = fn;
+            }
+        }
+    }
+    free(f);
+    free(t);
+}
+
+/* The best function of a family at given counts. */
+static double family_predict(const struct smp_results *r, enum smp_mode mode, double hr, double hw,
+                             double M)
+{
+    const struct smp_fitted *x = &r->fit[mode][r->best[mode]];
+    struct smp_features f = smp_features_counts(hr, hw, M, x->split);
+    return smp_predict(r->best[mode], x->coef, &f);
+}
+
+/* ---- ShiftBox's own patterns ------------------------------------------------------ */
+
+static int measure_patterns(struct smp_memory *mem, const struct smp_plan *p, struct smp_results *r)
+{
+    for (int pat = 0; pat < NPATTERNS; pat++) {
+        long n = smp_pattern_count((enum smp_pattern)pat, p->tmax, p->pattern_ints);
+        size_t *reads = sb_malloc((size_t)n * sizeof *reads + 1, "read indices");
+        size_t *writes = sb_malloc((size_t)n * sizeof *writes + 1, "write indices");
+        smp_pattern_indices((enum smp_pattern)pat, mem->me, p->p, p->tmax, n, reads, writes);
+        /* Warm, like data a real exchange has just touched. */
+        struct access a = {MODE_GOOD, reads, writes};
+        CHECK(run_superstep(mem, p, &a, n, n, &r->pattern_seconds[pat]));
+        free(reads);
+        free(writes);
+        r->pattern_count[pat] = n;
+        r->pattern_good[pat] = family_predict(r, MODE_GOOD, (double)n, (double)n, 2.0 * n * p->p);
+        r->pattern_bad[pat] = family_predict(r, MODE_BAD, (double)n, (double)n, 2.0 * n * p->p);
+    }
+    return SB_OK;
+}
+
+/* Where t lies between the good (0) and the bad (1) prediction. */
+static double locality_score(double t, double good, double bad)
+{
+    return bad > good ? (t - good) / (bad - good) : NAN;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void print_fits(const struct smp_plan *p, const struct smp_results *r)
+{
+    for (int mode = 0; mode < NMODES; mode++) {
+        log_info("\n%s family: fitted on suite %d, validated on the other two (seed 003 "
+                 "Tables %s)",
+                 mode_names[mode], fit_suite[mode], mode == MODE_GOOD ? "1, 5, 6" : "3, 7, 8");
+        log_info("  %-8s %9s %9s  coefficients (L in us, g in ns per access)", "function",
+                 "avg err", "max err");
+        for (int j = 0; j < FAMILY_FUNCTIONS; j++) {
+            enum smp_function fn = family_functions[mode][j];
+            const struct smp_fitted *x = &r->fit[mode][fn];
+            if (!x->ok) {
+                log_info("  %-8s  (too few samples to fit)", smp_function_names[fn]);
+                continue;
+            }
+            char terms[256] = "";
+            size_t len = 0;
+            double row[SMP_MAX_TERMS];
+            int m = smp_terms(fn, &r->samples[0].f, row);
+            for (int t = 0; t < m; t++)
+                len += (size_t)snprintf(terms + len, sizeof terms - len, "%s=%.4g ",
+                                        smp_term_name(fn, t), x->coef[t] * (t == 0 ? 1e6 : 1e9));
+            char split[64] = "";
+            if (fn == FN_HRHWMC) snprintf(split, sizeof split, "split=%ld ", x->split);
+            log_info("  %-8s %8.1f%% %8.1f%%  %s%s%s", smp_function_names[fn], 100 * x->avg,
+                     100 * x->max, terms, split, fn == r->best[mode] ? " <- best" : "");
+        }
+    }
+    (void)p;
+}
+
+static void print_patterns(const struct smp_plan *p, const struct smp_results *r)
+{
+    log_info("\nShiftBox's copy patterns inside the prediction interval (seed 003 sec. 5; "
+             "score 0 = good prediction, 1 = bad):");
+    log_info("  %-13s %10s %11s %11s %11s %7s", "pattern", "ints", "measured", "good", "bad",
+             "score");
+    for (int pat = 0; pat < NPATTERNS; pat++)
+        log_info(
+            "  %-13s %10ld %9.1fus %9.1fus %9.1fus %7.2f", smp_pattern_names[pat],
+            r->pattern_count[pat], 1e6 * r->pattern_seconds[pat], 1e6 * r->pattern_good[pat],
+            1e6 * r->pattern_bad[pat],
+            locality_score(r->pattern_seconds[pat], r->pattern_good[pat], r->pattern_bad[pat]));
+    (void)p;
+}
+
+static cJSON *fitted_json(enum smp_function fn, const struct smp_fitted *x)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "function", smp_function_names[fn]);
+    cJSON_AddBoolToObject(o, "fitted", x->ok);
+    cJSON *c = cJSON_AddObjectToObject(o, "coefficients_s");
+    double row[SMP_MAX_TERMS];
+    struct smp_features zero = {0};
+    int m = smp_terms(fn, &zero, row);
+    for (int t = 0; t < m; t++)
+        cJSON_AddNumberToObject(c, smp_term_name(fn, t), x->coef[t]);
+    if (fn == FN_HRHWMC) cJSON_AddNumberToObject(o, "split_ints", (double)x->split);
+    cJSON_AddNumberToObject(o, "average_relative_error", x->avg);
+    cJSON_AddNumberToObject(o, "maximum_relative_error", x->max);
+    return o;
+}
+
+static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
+                         const struct smp_results *r)
+{
+    cJSON *root =
+        report_summary_begin("smpcost", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+    cJSON *res = cJSON_AddObjectToObject(root, "smpcost");
+    cJSON_AddNumberToObject(res, "workers", p->p);
+    cJSON_AddNumberToObject(res, "line_ints", (double)p->line_ints);
+    cJSON_AddNumberToObject(res, "cache_ints", (double)p->cache_ints);
+    cJSON_AddStringToObject(res, "cache", p->cache_source);
+    cJSON_AddNumberToObject(res, "samples", r->nsamples);
+    cJSON_AddNumberToObject(res, "skipped", r->skipped);
+    for (int mode = 0; mode < NMODES; mode++) {
+        cJSON *fam = cJSON_AddObjectToObject(res, mode_names[mode]);
+        cJSON_AddNumberToObject(fam, "fit_suite", fit_suite[mode]);
+        cJSON_AddStringToObject(fam, "best", smp_function_names[r->best[mode]]);
+        cJSON *list = cJSON_AddArrayToObject(fam, "functions");
+        for (int j = 0; j < FAMILY_FUNCTIONS; j++) {
+            enum smp_function fn = family_functions[mode][j];
+            cJSON_AddItemToArray(list, fitted_json(fn, &r->fit[mode][fn]));
+        }
+    }
+    cJSON *pats = cJSON_AddArrayToObject(res, "patterns");
+    for (int pat = 0; pat < NPATTERNS; pat++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "pattern", smp_pattern_names[pat]);
+        cJSON_AddNumberToObject(o, "ints", (double)r->pattern_count[pat]);
+        cJSON_AddNumberToObject(o, "measured_s", r->pattern_seconds[pat]);
+        cJSON_AddNumberToObject(o, "good_s", r->pattern_good[pat]);
+        cJSON_AddNumberToObject(o, "bad_s", r->pattern_bad[pat]);
+        cJSON_AddNumberToObject(
+            o, "score",
+            locality_score(r->pattern_seconds[pat], r->pattern_good[pat], r->pattern_bad[pat]));
+        cJSON_AddItemToArray(pats, o);
+    }
+    CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
+
+    struct report_text csv;
+    CHECK(report_text_open(&csv));
+    fprintf(csv.f, "suite,mode,kind,x,h,hr,hw,M,hrc,hrm,hwc,hwm,measured_s");
+    for (int fn = 0; fn < NFUNCTIONS; fn++)
+        fprintf(csv.f, ",%s", smp_function_names[fn]);
+    fprintf(csv.f, "\n");
+    for (int i = 0; i < r->nsamples; i++) {
+        const struct smp_sample *x = &r->samples[i];
+        const struct smp_features *f = &x->f;
+        fprintf(csv.f, "%d,%s,%s,%d,%ld,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g", x->s.suite,
+                mode_names[x->mode], smp_kind_names[x->s.kind], x->s.x, x->s.h, f->hr, f->hw, f->M,
+                f->hrc, f->hrm, f->hwc, f->hwm, x->seconds);
+        for (int fn = 0; fn < NFUNCTIONS; fn++) {
+            const struct smp_fitted *y = &r->fit[x->mode][fn];
+            struct smp_features g = smp_features_counts(f->hr, f->hw, f->M, y->split);
+            if (y->ok)
+                fprintf(csv.f, ",%.6g", smp_predict((enum smp_function)fn, y->coef, &g));
+            else
+                fprintf(csv.f, ",");
+        }
+        fprintf(csv.f, "\n");
+    }
+    return report_text_commit(&csv, ctx->out_dir, "smpcost.csv");
+}
+
+int cmd_smpcost(struct run_ctx *ctx)
+{
+    struct smp_plan p;
+    struct sb_msg m = {""};
+    struct smp_memory mem = {.comm = MPI_COMM_NULL, .win = MPI_WIN_NULL};
+    struct smp_results r;
+    memset(&r, 0, sizeof r);
+    int rc = read_plan(&p, ctx->cfg, ctx->nranks, &m);
+    if (rc == SB_OK) rc = memory_init(&mem, &p, ctx->world, &m);
+    if (rc != SB_OK) {
+        if (rc == SB_EUSAGE) log_error("%s", m.text);
+        memory_free(&mem);
+        return rc;
+    }
+    log_info("\nsmpcost: %d workers sharing one array; cache line %ld integers; %s, %ld "
+             "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each",
+             p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps);
+    rc = measure_suites(&mem, &p, &r);
+    if (rc == SB_OK) {
+        fit_families(&p, &r);
+        rc = measure_patterns(&mem, &p, &r);
+    }
+    if (rc == SB_OK) {
+        log_info("%d supersteps timed%s", r.nsamples,
+                 r.skipped ? "; some skipped (beyond the bad-mode array or the time limit)" : "");
+        if (r.skipped) log_info("skipped: %d", r.skipped);
+        print_fits(&p, &r);
+        print_patterns(&p, &r);
+        bool fitted =
+            r.fit[MODE_GOOD][r.best[MODE_GOOD]].ok && r.fit[MODE_BAD][r.best[MODE_BAD]].ok;
+        log_info("\nbest: good family %s (average %.1f%%, maximum %.1f%%), bad family %s "
+                 "(average %.1f%%, maximum %.1f%%) on the validation suites",
+                 smp_function_names[r.best[MODE_GOOD]],
+                 100 * r.fit[MODE_GOOD][r.best[MODE_GOOD]].avg,
+                 100 * r.fit[MODE_GOOD][r.best[MODE_GOOD]].max,
+                 smp_function_names[r.best[MODE_BAD]], 100 * r.fit[MODE_BAD][r.best[MODE_BAD]].avg,
+                 100 * r.fit[MODE_BAD][r.best[MODE_BAD]].max);
+        if (!fitted) {
+            log_error("smpcost: too few supersteps to fit both families; raise "
+                      "smpcost.max_seconds or smpcost.per_set");
+            rc = SB_EVERIFY;
+        }
+        if (ctx->out_dir && ctx->rank == 0 && write_outputs(ctx, &p, &r) != SB_OK) rc = SB_ERUNTIME;
+        if (ctx->out_dir && rc != SB_ERUNTIME)
+            log_info("results: %s/summary.json, %s/smpcost.csv", ctx->out_dir, ctx->out_dir);
+    }
+    if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
+    free(r.samples);
+    memory_free(&mem);
+    return rc;
+}

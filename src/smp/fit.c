@@ -1,0 +1,167 @@
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const smp_function_names[NFUNCTIONS] = {"H", "HM", "HrHw", "HrHwM", "HrHwM-c"};
+
+static const char *const term_names[NFUNCTIONS][SMP_MAX_TERMS] = {
+    {"L", "g_h"},
+    {"L", "g_h", "g_M"},
+    {"L", "g_hr", "g_hw"},
+    {"L", "g_hr", "g_hw", "g_M"},
+    {"L", "g_hrc", "g_hrm", "g_hwc", "g_hwm", "g_M"},
+};
+
+const char *smp_term_name(enum smp_function f, int term)
+{
+    return term_names[f][term];
+}
+
+int smp_terms(enum smp_function f, const struct smp_features *x, double *row)
+{
+    int n = 0;
+    row[n++] = 1.0;
+    switch (f) {
+    case FN_H:
+        row[n++] = x->h;
+        break;
+    case FN_HM:
+        row[n++] = x->h;
+        row[n++] = x->M;
+        break;
+    case FN_HRHW:
+        row[n++] = x->hr;
+        row[n++] = x->hw;
+        break;
+    case FN_HRHWM:
+        row[n++] = x->hr;
+        row[n++] = x->hw;
+        row[n++] = x->M;
+        break;
+    default:
+        row[n++] = x->hrc;
+        row[n++] = x->hrm;
+        row[n++] = x->hwc;
+        row[n++] = x->hwm;
+        row[n++] = x->M;
+        break;
+    }
+    return n;
+}
+
+double smp_predict(enum smp_function f, const double *coef, const struct smp_features *x)
+{
+    double row[SMP_MAX_TERMS], t = 0;
+    int m = smp_terms(f, x, row);
+    for (int j = 0; j < m; j++)
+        t += coef[j] * row[j];
+    return t;
+}
+
+/* Solves min |A c - b| for A (n x m, column-major, overwritten) by
+ * Householder QR.  Returns -1 when a column is (numerically) dependent. */
+static int least_squares(double *a, double *b, int n, int m, double *c)
+{
+    for (int j = 0; j < m; j++) {
+        double *col = a + (size_t)j * n, norm = 0;
+        for (int i = j; i < n; i++)
+            norm += col[i] * col[i];
+        norm = sqrt(norm);
+        if (norm == 0) return -1;
+        double alpha = col[j] > 0 ? -norm : norm;
+        col[j] -= alpha; /* v = x - alpha e_j, stored in place */
+        double vv = 0;
+        for (int i = j; i < n; i++)
+            vv += col[i] * col[i];
+        for (int k = j + 1; k < m; k++) { /* reflect the later columns and b */
+            double *ck = a + (size_t)k * n, dot = 0;
+            for (int i = j; i < n; i++)
+                dot += col[i] * ck[i];
+            for (int i = j; i < n; i++)
+                ck[i] -= 2 * dot / vv * col[i];
+        }
+        double dot = 0;
+        for (int i = j; i < n; i++)
+            dot += col[i] * b[i];
+        for (int i = j; i < n; i++)
+            b[i] -= 2 * dot / vv * col[i];
+        col[j] = alpha; /* R's diagonal */
+    }
+    double rmax = 0;
+    for (int j = 0; j < m; j++)
+        rmax = fmax(rmax, fabs(a[(size_t)j * n + j]));
+    for (int j = m - 1; j >= 0; j--) {
+        double r = a[(size_t)j * n + j];
+        if (fabs(r) <= 1e-12 * rmax) return -1;
+        double s = b[j];
+        for (int k = j + 1; k < m; k++)
+            s -= a[(size_t)k * n + j] * c[k];
+        c[j] = s / r;
+    }
+    return 0;
+}
+
+int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n, double *coef)
+{
+    double row[SMP_MAX_TERMS], scale[SMP_MAX_TERMS] = {0};
+    int m = smp_terms(f, &x[0], row);
+    if (n < 1) return -1;
+    double *a = malloc((size_t)n * (size_t)m * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    /* Columns differ by orders of magnitude (1 against 10^7 accesses):
+     * scale each to its largest value so that QR sees comparable norms. */
+    for (int i = 0; i < n; i++) {
+        smp_terms(f, &x[i], row);
+        for (int j = 0; j < m; j++)
+            scale[j] = fmax(scale[j], fabs(row[j]));
+    }
+    /* A term that is zero at every point (no access beyond the cache, say)
+     * cannot be fitted: it gets coefficient 0 and the others are fitted. */
+    int active[SMP_MAX_TERMS], na = 0;
+    for (int j = 0; j < m; j++) {
+        coef[j] = 0;
+        if (scale[j] > 0) active[na++] = j;
+    }
+    if (n < na) {
+        free(a);
+        free(b);
+        return -1;
+    }
+    /* Relative residuals: each row divided by its time, so that a 10 us
+     * superstep counts as much as a 100 ms one (the errors reported are
+     * relative too; seed 003's plain least squares lets the largest
+     * supersteps decide, and small ones then miss by several times). */
+    for (int i = 0; i < n; i++) {
+        smp_terms(f, &x[i], row);
+        double w = t[i] > 0 ? 1.0 / t[i] : 1.0;
+        for (int k = 0; k < na; k++)
+            a[(size_t)k * n + i] = w * row[active[k]] / scale[active[k]];
+        b[i] = w * t[i];
+    }
+    double solved[SMP_MAX_TERMS];
+    int rc = least_squares(a, b, n, na, solved);
+    for (int k = 0; rc == 0 && k < na; k++)
+        coef[active[k]] = solved[k] / scale[active[k]];
+    free(a);
+    free(b);
+    return rc;
+}
+
+void smp_errors(enum smp_function f, const double *coef, const struct smp_features *x,
+                const double *t, int n, double *avg, double *max)
+{
+    double sum = 0, most = 0;
+    for (int i = 0; i < n; i++) {
+        double e = fabs(smp_predict(f, coef, &x[i]) - t[i]) / t[i];
+        sum += e;
+        most = fmax(most, e);
+    }
+    *avg = n > 0 ? sum / n : 0;
+    *max = most;
+}

@@ -1,0 +1,36 @@
+/* The cost functions of seed 003 sec. 4.2, fitted by least squares:
+ *   H       L + g_h h
+ *   HM      L + g_h h + g_M M
+ *   HrHw    L + g_hr hr + g_hw hw
+ *   HrHwM   L + g_hr hr + g_hw hw + g_M M                       (bad family)
+ *   HrHwM-c L + g_hrc hrc + g_hrm hrm + g_hwc hwc + g_hwm hwm + g_M M (good)
+ * Times in seconds; coefficients in seconds and seconds per access. */
+#ifndef SB_SMP_FIT_H
+#define SB_SMP_FIT_H
+
+#include "pattern.h"
+
+enum smp_function { FN_H, FN_HM, FN_HRHW, FN_HRHWM, FN_HRHWMC, NFUNCTIONS };
+
+#define SMP_MAX_TERMS 6
+
+extern const char *const smp_function_names[NFUNCTIONS];
+
+/* The terms of function f (the constant first); returns their count. */
+int smp_terms(enum smp_function f, const struct smp_features *x, double *row);
+/* Their names: "L", "g_h", ... */
+const char *smp_term_name(enum smp_function f, int term);
+
+/* Least squares of the relative residuals (t_fit - t) / t over n points
+ * (Householder QR of the column-scaled design matrix).  Returns 0, or -1 when the points cannot
+ * determine the coefficients (fewer points than terms, or columns dependent). */
+int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n,
+            double *coef);
+
+double smp_predict(enum smp_function f, const double *coef, const struct smp_features *x);
+
+/* Average and maximum of |predicted - t| / t over the points. */
+void smp_errors(enum smp_function f, const double *coef, const struct smp_features *x,
+                const double *t, int n, double *avg, double *max);
+
+#endif

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# shiftbox smpcost (seed 003's SMP cost model): the issue's acceptance run,
+# small runs on 1-3 workers, its outputs and plot, the copy cost in the
+# exchange model (model.smp), and the errors a user can meet.  The fits
+# themselves are checked on synthetic data in tests/test_smp.c.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SMALL=(-s smpcost.cache_bytes=2000000 -s smpcost.per_set=3 -s smpcost.reps=1
+    -s smpcost.bad_bytes=67108864 -s smpcost.pattern_ints=50000)
+
+# ---- the acceptance run: defaults, 2 ranks, under two minutes ------------------
+# (its time, under two minutes, is checked by tools/smpcost_bench.sh, not here)
+out=$TEST_TMP/default
+expect "smpcost on 2 ranks with the defaults reports the best function per family" 0 \
+    'best: good family .* \(average [0-9.]+%, maximum [0-9.]+%\), bad family .* \(average' \
+    'shift-slots' 'md-binning' 'stencil-pack' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost --out "$out"
+for family in good bad; do
+    n=$(md_value "$out" "smpcost.$family.best")
+    [[ -n $n ]] && pass "summary.json names the $family family's best function ($n)" ||
+        fail "no best $family function"
+done
+expect "plot_smpcost.py draws predicted against measured" 0 'wrote .*smpcost.png' -- \
+    $PY "$ROOT/tools/plot_smpcost.py" "$out" --out "$TEST_TMP/plot"
+
+# ---- small runs ----------------------------------------------------------------
+for np in 1 3; do
+    expect "smpcost on $np worker(s), small sets" 0 'best: good family' -- \
+        "${MPIRUN[@]}" -np $np "$SHIFTBOX" smpcost "${SMALL[@]}" --out "$TEST_TMP/np$np"
+done
+rows=$(($(wc -l <"$TEST_TMP/np3/smpcost.csv") - 1))
+# 3 h per set x 3 sets x (3 kinds x 2 + 1) supersteps x 3 suites x 2 modes
+if [[ $rows -eq $((9 * 7 * 3 * 2)) ]]; then
+    pass "smpcost.csv: every superstep of the three suites in both modes ($rows rows)"
+else
+    fail "smpcost.csv has $rows rows" "$TEST_TMP/np3/smpcost.csv"
+fi
+expect "a time limit of zero skips the suites and says the fit is impossible (exit 1)" 1 \
+    'too few supersteps to fit' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smpcost.max_seconds=0
+
+# ---- the copy cost in the exchange model ------------------------------------------
+hockney=$ROOT/docs/results/hockney-2ranks.json
+MODEL=(-s model.hockney="$hockney" -s model.dims=2,1,1 -s exchange.phases=x -s exchange.k=1,4
+    -s exchange.bytes=1000,100000 -s exchange.module=shift,teamshift)
+"$SHIFTBOX" model "${MODEL[@]}" --out "$TEST_TMP/without" >/dev/null 2>&1
+expect "model.smp costs the copies inside a rank and says so" 0 \
+    'copies inside a rank costed by smpcost: ' -- \
+    "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$out/summary.json" --out "$TEST_TMP/with"
+expect "Team Shift's repacking is costed anew, the Shift (no copies) is not" 0 -- $PY -c "
+import csv
+a = list(csv.DictReader(open('$TEST_TMP/without/model.csv')))
+b = list(csv.DictReader(open('$TEST_TMP/with/model.csv')))
+assert len(a) == len(b) == 8, (len(a), len(b))
+for x, y in zip(a, b):
+    same = float(x['predicted_s']) == float(y['predicted_s'])
+    assert same == (x['module'] == 'shift'), (x, y)"
+echo '{"not": "smpcost"}' >"$TEST_TMP/other.json"
+expect "model.smp naming another JSON file: exit 2" 2 "model.smp = .*no smpcost results" -- \
+    "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/other.json"
+expect "model.smp naming a missing file: exit 2" 2 "model.smp" -- \
+    "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/none.json"
+
+# ---- what a user can get wrong ---------------------------------------------------
+expect "a cache (and so arrays) beyond half the node's memory: exit 2" 2 \
+    'smpcost: the shared array and local copies need' -- \
+    "$SHIFTBOX" smpcost -s smpcost.cache_bytes=1099511627776
+expect "smpcost --help lists its keys" 0 'smpcost.per_set' 'smpcost.bad_bytes' -- \
+    "$SHIFTBOX" smpcost --help
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
