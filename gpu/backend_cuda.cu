@@ -143,6 +143,11 @@ dim3 grid_for(const sbox &box)
                 nz < kMaxGridYZ ? nz : kMaxGridYZ);
 }
 
+long long plane_points(const stencil_layout *l)
+{
+    return (long long)l->ext[0] * l->ext[1];
+}
+
 size_t field_bytes(const stencil_backend *b)
 {
     return layout_points(&b->layout) * (size_t)b->layout.real_bytes;
@@ -153,8 +158,8 @@ int launch_sweep(stencil_backend *b, const sbox &box, cudaStream_t stream)
     if (sbox_points(&box) == 0) return SB_OK;
     const stencil_layout *l = &b->layout;
     cuda_state *s = state(b);
-    int sy = l->ext[0];
-    long long sz = (long long)l->ext[0] * l->ext[1];
+    int sy = l->ext[0];             // one row
+    long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
         sweep_kernel<float>
@@ -173,8 +178,8 @@ int launch_pack(stencil_backend *b, const sbox &box, void *dev, bool to_buffer)
     if (sbox_points(&box) == 0) return SB_OK;
     const stencil_layout *l = &b->layout;
     cuda_state *s = state(b);
-    int sy = l->ext[0];
-    long long sz = (long long)l->ext[0] * l->ext[1];
+    int sy = l->ext[0];             // one row
+    long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
         pack_kernel<uint32_t><<<grid_for(box), block, 0, s->copy>>>(

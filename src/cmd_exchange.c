@@ -117,12 +117,8 @@ static long long largest(const long long *v, int n)
 /* Ranks sharing this node, so a memory check can divide the node's memory. */
 static int ranks_on_node(MPI_Comm comm)
 {
-    MPI_Comm node;
-    int n = 1;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &n);
-        MPI_Comm_free(&node);
-    }
+    int me, n;
+    node_place(comm, &me, &n);
     return n;
 }
 

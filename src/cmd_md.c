@@ -604,12 +604,10 @@ struct segment_stats {
 
 static int segment_spread(struct md_run *r, struct segment_stats out[NSEGMENTS])
 {
-    double lo[NSEGMENTS], hi[NSEGMENTS], sum[NSEGMENTS];
-    CHECK_MPI(MPI_Allreduce(r->seg, lo, NSEGMENTS, MPI_DOUBLE, MPI_MIN, r->topo.comm));
-    CHECK_MPI(MPI_Allreduce(r->seg, hi, NSEGMENTS, MPI_DOUBLE, MPI_MAX, r->topo.comm));
-    CHECK_MPI(MPI_Allreduce(r->seg, sum, NSEGMENTS, MPI_DOUBLE, MPI_SUM, r->topo.comm));
+    double lo[NSEGMENTS], mean[NSEGMENTS], hi[NSEGMENTS];
+    CHECK_MPI(timer_spread(r->seg, NSEGMENTS, r->topo.comm, lo, mean, hi));
     for (int s = 0; s < NSEGMENTS; s++)
-        out[s] = (struct segment_stats){lo[s], sum[s] / r->topo.nranks, hi[s]};
+        out[s] = (struct segment_stats){lo[s], mean[s], hi[s]};
     return SB_OK;
 }
 

@@ -488,7 +488,7 @@ static double locality_score(double t, double good, double bad)
 
 /* ---- output ------------------------------------------------------------ */
 
-static void print_fits(const struct smp_plan *p, const struct smp_results *r)
+static void print_fits(const struct smp_results *r)
 {
     for (int mode = 0; mode < NMODES; mode++) {
         log_info("\n%s family: fitted on suite %d, validated on the other two (seed 003 "
@@ -516,10 +516,9 @@ static void print_fits(const struct smp_plan *p, const struct smp_results *r)
                      100 * x->max, terms, split, fn == r->best[mode] ? " <- best" : "");
         }
     }
-    (void)p;
 }
 
-static void print_patterns(const struct smp_plan *p, const struct smp_results *r)
+static void print_patterns(const struct smp_results *r)
 {
     log_info("\nShiftBox's copy patterns inside the prediction interval (seed 003 sec. 5; "
              "score 0 = good prediction, 1 = bad):");
@@ -531,7 +530,6 @@ static void print_patterns(const struct smp_plan *p, const struct smp_results *r
             r->pattern_count[pat], 1e6 * r->pattern_seconds[pat], 1e6 * r->pattern_good[pat],
             1e6 * r->pattern_bad[pat],
             locality_score(r->pattern_seconds[pat], r->pattern_good[pat], r->pattern_bad[pat]));
-    (void)p;
 }
 
 static cJSON *fitted_json(enum smp_function fn, const struct smp_fitted *x)
@@ -636,11 +634,10 @@ int cmd_smpcost(struct run_ctx *ctx)
         rc = measure_patterns(&mem, &p, &r);
     }
     if (rc == SB_OK) {
-        log_info("%d supersteps timed%s", r.nsamples,
-                 r.skipped ? "; some skipped (beyond the bad-mode array or the time limit)" : "");
-        if (r.skipped) log_info("skipped: %d", r.skipped);
-        print_fits(&p, &r);
-        print_patterns(&p, &r);
+        log_info("%d supersteps timed, %d skipped (beyond the bad-mode array or the time limit)",
+                 r.nsamples, r.skipped);
+        print_fits(&r);
+        print_patterns(&r);
         bool fitted =
             r.fit[MODE_GOOD][r.best[MODE_GOOD]].ok && r.fit[MODE_BAD][r.best[MODE_BAD]].ok;
         log_info("\nbest: good family %s (average %.1f%%, maximum %.1f%%), bad family %s "

@@ -183,19 +183,6 @@ static int mpi_cuda_aware(void)
 #endif
 }
 
-/* This rank's place among the ranks of its node, and how many there are. */
-static void node_place(MPI_Comm comm, int *local_rank, int *local_ranks)
-{
-    MPI_Comm node;
-    *local_rank = 0;
-    *local_ranks = 1;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_rank(node, local_rank);
-        MPI_Comm_size(node, local_ranks);
-        MPI_Comm_free(&node);
-    }
-}
-
 /* auto: CUDA when every rank has a usable GPU, else the CPU with one line.
  * cuda: exit 2 when it cannot be. */
 static int choose_backend(struct stencil_plan *p, const struct config *c, MPI_Comm comm,
@@ -262,12 +249,7 @@ static int check_host_memory(const struct stencil_plan *p, MPI_Comm comm, struct
 
 static int spread(struct stencil_run *r, struct stencil_point *pt)
 {
-    double sum[NSEGMENTS];
-    CHECK_MPI(MPI_Allreduce(r->seg, pt->seg_min, NSEGMENTS, MPI_DOUBLE, MPI_MIN, r->comm));
-    CHECK_MPI(MPI_Allreduce(r->seg, pt->seg_max, NSEGMENTS, MPI_DOUBLE, MPI_MAX, r->comm));
-    CHECK_MPI(MPI_Allreduce(r->seg, sum, NSEGMENTS, MPI_DOUBLE, MPI_SUM, r->comm));
-    for (int s = 0; s < NSEGMENTS; s++)
-        pt->seg_mean[s] = sum[s] / r->nranks;
+    CHECK_MPI(timer_spread(r->seg, NSEGMENTS, r->comm, pt->seg_min, pt->seg_mean, pt->seg_max));
     const int *gl = r->p.global;
     double cells = (double)gl[0] * gl[1] * gl[2] * (double)r->p.iterations;
     pt->gcells = pt->seg_max[SEG_EXECUTION] > 0 ? cells / pt->seg_max[SEG_EXECUTION] / 1e9 : 0;
@@ -277,13 +259,9 @@ static int spread(struct stencil_run *r, struct stencil_point *pt)
     return SB_OK;
 }
 
-static int field_hash(struct stencil_run *r, uint64_t *hash)
+static int field_hash(struct stencil_run *r, const void *own, uint64_t *hash)
 {
-    size_t rb = (size_t)r->p.real_bytes;
-    void *own = sb_malloc(stencil_own_count(r) * rb + 1, "own points");
-    CHECK(stencil_own_points(r, own));
     uint64_t mine = stencil_hash(r, own);
-    free(own);
     CHECK_MPI(MPI_Allreduce(&mine, hash, 1, MPI_UINT64_T, MPI_BXOR, r->comm));
     return SB_OK;
 }
@@ -293,11 +271,11 @@ struct references {
     void *same, *cpu;
 };
 
-static int verify_point(const struct stencil_plan *p, struct stencil_run *r, struct references *ref,
-                        struct stencil_point *pt, struct sb_msg *m)
+static int verify_point(const struct stencil_plan *p, struct stencil_run *r, const void *own,
+                        struct references *ref, struct stencil_point *pt, struct sb_msg *m)
 {
     void *global = NULL;
-    CHECK(stencil_gather(r, &global));
+    CHECK(stencil_gather(r, own, &global));
     int verdict[2] = {-1, -1};
     if (r->rank == 0) {
         if (!ref->same) CHECK(stencil_reference(&p->base, p->ops, &ref->same, m));
@@ -344,9 +322,13 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     if (rc == SB_OK) rc = MPI_Barrier(comm) == MPI_SUCCESS ? SB_OK : SB_ERUNTIME;
     if (rc == SB_OK) rc = stencil_iterate(&r, prm.iterations);
     if (rc == SB_OK) rc = spread(&r, pt);
-    if (rc == SB_OK) rc = field_hash(&r, &pt->hash);
+    /* The field leaves the backend once, for the hash and the check. */
+    void *own = sb_malloc(stencil_own_count(&r) * (size_t)prm.real_bytes + 1, "own points");
+    if (rc == SB_OK) rc = stencil_own_points(&r, own);
+    if (rc == SB_OK) rc = field_hash(&r, own, &pt->hash);
     pt->verified = pt->cpu_agrees = -1;
-    if (rc == SB_OK && p->verify) rc = verify_point(p, &r, ref, pt, m);
+    if (rc == SB_OK && p->verify) rc = verify_point(p, &r, own, ref, pt, m);
+    free(own);
     stencil_teardown(&r);
     return rc;
 }

@@ -122,3 +122,15 @@ void topology_free(struct topology *t)
     for (int i = 0; i < 4; i++)
         if (*all[i] != MPI_COMM_NULL) MPI_Comm_free(all[i]);
 }
+
+void node_place(MPI_Comm comm, int *local_rank, int *local_ranks)
+{
+    MPI_Comm node;
+    *local_rank = 0;
+    *local_ranks = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, local_rank);
+        MPI_Comm_size(node, local_ranks);
+        MPI_Comm_free(&node);
+    }
+}

@@ -48,6 +48,10 @@ struct box_ref box_at(const int dims[3], const int coords[3], const int d[3]);
  * product cannot be nboxes. */
 int choose_dims(int nboxes, const int requested[3], int dims[3], struct sb_msg *m);
 
+/* This rank's place among the ranks of comm on its node, and how many
+ * there are (1 and 0 when MPI cannot tell). */
+void node_place(MPI_Comm comm, int *local_rank, int *local_ranks);
+
 /* Every ordered factorisation of n into three factors, in lexicographic
  * order; returns how many (at most max are stored). */
 int factorisations(int n, int (*out)[3], int max);

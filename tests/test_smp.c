@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static long max_of(const long *v, int n)
 {
@@ -163,10 +164,10 @@ static void test_patterns_stay_inside(void **state)
 static void test_copy_model(void **state)
 {
     (void)state;
-    char path[] = "/tmp/shiftbox-smp-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
+    char path[64]; /* one file per test process */
+    snprintf(path, sizeof path, "/tmp/shiftbox-smp-%ld.json", (long)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
     fprintf(f, "{\"smpcost\": {\"workers\": 2, \"good\": {\"best\": \"HrHw\", \"functions\": ["
                "{\"function\": \"H\", \"coefficients_s\": {\"L\": 1, \"g_h\": 1}},"
                "{\"function\": \"HrHw\", \"coefficients_s\": {\"L\": 1e-6, \"g_hr\": 1e-9, "

@@ -21,25 +21,21 @@ static void place(unsigned char *global, const int gsize[3], const int n[3], con
         }
 }
 
-int stencil_gather(struct stencil_run *r, void **global)
+int stencil_gather(struct stencil_run *r, const void *own, void **global)
 {
     const struct stencil_grid *g = &r->grid;
     size_t rb = (size_t)r->p.real_bytes;
-    unsigned char *own = sb_malloc(stencil_own_count(r) * rb + 1, "own points");
-    CHECK(stencil_own_points(r, own));
     *global = NULL;
     if (r->rank != 0) {
         int box[6] = {g->n[0], g->n[1], g->n[2], g->origin[0], g->origin[1], g->origin[2]};
         CHECK_MPI(MPI_Send(box, 6, MPI_INT, 0, TAG_GATHER_BOX, r->comm));
         CHECK_MPI(
             MPI_Send(own, (int)(stencil_own_count(r) * rb), MPI_BYTE, 0, TAG_GATHER_DATA, r->comm));
-        free(own);
         return SB_OK;
     }
     size_t total = (size_t)g->global[0] * (size_t)g->global[1] * (size_t)g->global[2];
     unsigned char *all = sb_malloc(total * rb, "the gathered field");
     place(all, g->global, g->n, g->origin, own, rb);
-    free(own);
     for (int src = 1; src < r->nranks; src++) {
         int box[6];
         CHECK_MPI(MPI_Recv(box, 6, MPI_INT, src, TAG_GATHER_BOX, r->comm, MPI_STATUS_IGNORE));
@@ -69,7 +65,10 @@ int stencil_reference(const struct stencil_params *p, const struct stencil_backe
     if (rc == SB_OK) rc = stencil_fill(&r);
     if (rc == SB_OK) rc = stencil_iterate(&r, one.iterations);
     *field = NULL;
-    if (rc == SB_OK) rc = stencil_gather(&r, field);
+    void *own = sb_malloc(stencil_own_count(&r) * (size_t)one.real_bytes + 1, "own points");
+    if (rc == SB_OK) rc = stencil_own_points(&r, own);
+    if (rc == SB_OK) rc = stencil_gather(&r, own, field);
+    free(own);
     stencil_teardown(&r);
     return rc;
 }

@@ -7,9 +7,10 @@
 
 #include "run.h"
 
-/* The whole field in global order (x fastest) on rank 0 of r->comm; NULL
- * elsewhere.  The caller frees it. */
-int stencil_gather(struct stencil_run *r, void **global);
+/* The whole field in global order (x fastest) on rank 0 of r->comm, from
+ * every rank's own points (stencil_own_points); NULL elsewhere.  The
+ * caller frees it. */
+int stencil_gather(struct stencil_run *r, const void *own, void **global);
 
 /* Rank 0: runs p (depth set to 1, sync, no overlap) on one rank with the
  * given backend and returns its final field in *field. */

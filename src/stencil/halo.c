@@ -10,8 +10,7 @@ static int build_phase(struct halo_plan *h, struct halo_phase *p, const struct s
     int real_bytes = h->backend->layout.real_bytes;
     for (int i = 0; i < p->count; i++) {
         const struct halo_message *msg = &p->msg[i];
-        int coords[3] = {g->coords[0], g->coords[1], g->coords[2]};
-        p->peer[i] = box_at(dims, coords, msg->offset).rank;
+        p->peer[i] = box_at(dims, g->coords, msg->offset).rank;
         p->send_box[i] = msg->send;
         p->recv_box[i] = msg->recv;
         p->bytes[i] = sbox_points(&msg->send) * (size_t)real_bytes;
@@ -37,10 +36,8 @@ int halo_plan_init(struct halo_plan *h, const struct stencil_grid *g, bool async
         for (int a = 0; a < g->dim; a++)
             h->phase[a].count = grid_sync_messages(g, a, h->phase[a].msg);
     }
-    /* A 3D rank grid of the stencil's own: `dims` for the axes it uses. */
-    int grid_dims[3] = {dims[0], dims[1], dims[2]};
     for (int p = 0; p < h->nphases; p++)
-        CHECK(build_phase(h, &h->phase[p], g, grid_dims));
+        CHECK(build_phase(h, &h->phase[p], g, dims));
     return SB_OK;
 }
 

@@ -28,7 +28,8 @@ struct halo_plan {
 };
 
 /* Builds the plan and allocates its buffers from the backend.  `async`
- * chooses the mode; `rank_of` gives the rank at an offset. */
+ * chooses the mode; `dims` is the rank grid (1 in z for 2D) the peers are
+ * found in. */
 int halo_plan_init(struct halo_plan *h, const struct stencil_grid *g, bool async, MPI_Comm comm,
                    const int dims[3], struct stencil_backend *backend);
 void halo_plan_free(struct halo_plan *h);
