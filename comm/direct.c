@@ -1,27 +1,54 @@
-/* direct: every one of the (2k+1)^3 - 1 partners at once, the reference the
- * other modules are checked against (DESIGN.md).  One
- * MPI_Neighbor_alltoallv on a distributed graph made by
- * MPI_Dist_graph_create_adjacent (reorder 0) moves every slot straight into
- * place; with varied payloads an MPI_Neighbor_alltoall of the sizes goes
- * first.  Slots are laid out in [dz][dy][dx] order without records. */
+/* direct: every box within k layers straight from its owner, the reference
+ * the other modules are checked against (DESIGN.md).
+ *
+ * Slot d of a box holds the payload of the box at offset d.  On small grids
+ * many slots come from the same rank (periodic images) or from the box
+ * itself, so direct sends one message per distinct peer rank, as production
+ * halo exchanges do (Comb, neighbourhood collectives): MPI_Isend of the
+ * payload once to each peer, MPI_Irecv of each peer's payload straight into
+ * the first slot it fills, then copies into that peer's other slots and of
+ * the own payload into the slots the box fills itself.  With trimming
+ * (trim.h) every slot holds a different part; a peer's parts then travel
+ * together in one message, a count per part in front, and are placed on
+ * arrival.  Sizes of varied payloads are learnt with MPI_Probe.  Slots are
+ * laid out in [dz][dy][dx] order without records.
+ *
+ * Which slots come from which peer is direct_partners' edge list (slot
+ * order at both ends, tests/test_schedules.c), grouped by rank. */
 #include "direct.h"
 #include "exchange.h"
 #include "../src/log.h"
 #include "../src/model.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { DIRECT_TAG = 1 };
+
+/* One distinct partner rank and the slots it is part of. */
+struct peer {
+    int rank;
+    int nrecv, *recv;    /* slots of this box filled by the peer, in slot order */
+    int nsend, *send;    /* slots of the peer filled by this box, in slot order */
+    size_t recv_bytes;   /* this exchange: bytes arriving from it */
+    unsigned char *pack; /* trimming: the parts this box sends it */
+    size_t pack_cap, pack_len;
+    unsigned char *stage; /* trimming: the parts it sends, as they arrive */
+    size_t stage_cap;
+};
+
 struct direct {
-    MPI_Comm graph;
-    int nedges;
-    int (*edge_offset)[3];       /* the slot offset of each edge */
-    struct trim_choice *choices; /* with trimming: what each edge carries */
-    unsigned char *send;         /* with trimming: every edge's part */
-    size_t send_cap;
-    int *send_counts, *send_displs, *recv_counts, *recv_displs;
-    unsigned char *buf; /* the slots */
+    int npeers;
+    struct peer *peers;
+    int nself, *self;            /* slots this box fills itself (its images), centre excluded */
+    int (*slot_offsets)[3];      /* offset d of every slot */
+    struct trim_choice *choices; /* trimming: per slot, what the box there keeps of ours */
+    size_t *part;                /* trimming: items kept for each slot, this exchange */
+    struct peer own;             /* trimming: the box's parts for its own images */
+    MPI_Request *requests;       /* 2 per peer */
+    unsigned char *buf;          /* the slots */
     size_t cap;
 };
 
@@ -41,6 +68,18 @@ int direct_partners(const int dims[3], const int coords[3], const int k[3], int 
     return e;
 }
 
+static struct peer *peer_of(struct direct *s, int rank, int most)
+{
+    for (int i = 0; i < s->npeers; i++)
+        if (s->peers[i].rank == rank) return &s->peers[i];
+    struct peer *p = &s->peers[s->npeers++];
+    memset(p, 0, sizeof *p);
+    p->rank = rank;
+    p->recv = sb_malloc((size_t)most * sizeof *p->recv, "a peer's slots");
+    p->send = sb_malloc((size_t)most * sizeof *p->send, "a peer's slots");
+    return p;
+}
+
 static int direct_setup(struct exchange *x)
 {
     const struct topology *t = x->topo;
@@ -48,88 +87,202 @@ static int direct_setup(struct exchange *x)
     x->state = s;
     struct slots shape;
     slots_init(&shape, x->kdim);
-    int n = shape.count - 1;
-    int *sources = sb_malloc((size_t)(n + 1) * sizeof *sources, "graph sources");
-    int *destinations = sb_malloc((size_t)(n + 1) * sizeof *destinations, "graph destinations");
-    s->nedges = direct_partners(t->dims, t->coords, x->kdim, sources, destinations);
-    s->edge_offset = sb_malloc((size_t)(n + 1) * sizeof *s->edge_offset, "edge offsets");
-    for (int i = 0, e = 0; i < shape.count; i++)
-        if (i != slot_centre(&shape)) slot_offset(&shape, i, s->edge_offset[e++]);
-    if (x->opts.trim) s->choices = sb_calloc((size_t)(n + 1), sizeof *s->choices, "trim choices");
-    slots_free(&shape);
-    /* Open MPI's MPI_UNWEIGHTED is the sentinel (int *) 2, which GCC takes
-     * for a pointer to zero bytes that the call would read. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-    int rc =
-        MPI_Dist_graph_create_adjacent(t->leaders, s->nedges, sources, MPI_UNWEIGHTED, s->nedges,
-                                       destinations, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &s->graph);
-#pragma GCC diagnostic pop
+    int n = shape.count - 1, centre = slot_centre(&shape);
+    int *sources = sb_malloc((size_t)(n + 1) * sizeof *sources, "direct's sources");
+    int *destinations = sb_malloc((size_t)(n + 1) * sizeof *destinations, "direct's destinations");
+    direct_partners(t->dims, t->coords, x->kdim, sources, destinations);
+    s->peers = sb_calloc((size_t)(n + 1), sizeof *s->peers, "direct's peers");
+    s->self = sb_malloc((size_t)(n + 1) * sizeof *s->self, "direct's own slots");
+    s->slot_offsets = sb_malloc((size_t)shape.count * sizeof *s->slot_offsets, "slot offsets");
+    for (int i = 0; i < shape.count; i++)
+        slot_offset(&shape, i, s->slot_offsets[i]);
+    int me = t->box; /* the leaders' communicator numbers boxes */
+    for (int i = 0, e = 0; i < shape.count; i++) {
+        if (i == centre) continue;
+        if (sources[e] == me) {
+            s->self[s->nself++] = i;
+        } else {
+            struct peer *p = peer_of(s, sources[e], n);
+            p->recv[p->nrecv++] = i;
+        }
+        if (destinations[e] != me) {
+            struct peer *p = peer_of(s, destinations[e], n);
+            p->send[p->nsend++] = i;
+        }
+        e++;
+    }
     free(sources);
     free(destinations);
-    CHECK_MPI(rc);
-    CHECK_MPI(MPI_Comm_set_errhandler(s->graph, MPI_ERRORS_RETURN));
-    size_t edges = (size_t)(s->nedges > 0 ? s->nedges : 1);
-    s->send_counts = sb_calloc(edges, sizeof(int), "send counts");
-    s->send_displs = sb_calloc(edges, sizeof(int), "send displacements");
-    s->recv_counts = sb_calloc(edges, sizeof(int), "receive counts");
-    s->recv_displs = sb_calloc(edges, sizeof(int), "receive displacements");
+    slots_free(&shape);
+    if (x->opts.trim) {
+        s->choices = sb_calloc((size_t)(n + 1), sizeof *s->choices, "trim choices");
+        s->part = sb_calloc((size_t)(n + 1), sizeof *s->part, "trimmed parts");
+    }
+    s->requests = sb_malloc((size_t)(2 * s->npeers + 1) * sizeof *s->requests, "requests");
     return SB_OK;
 }
 
-/* Lays the slots out in slot order from their sizes; false when an offset
- * would not fit MPI's int displacements. */
-static bool place_slots(struct direct *s, struct slots *out, size_t own_bytes)
+static int int_count(size_t n, const char *what, int *out)
+{
+    if (n > INT_MAX) {
+        log_rank_error("direct: %s of %zu bytes exceeds MPI's int count", what, n);
+        return SB_ERUNTIME;
+    }
+    *out = (int)n;
+    return SB_OK;
+}
+
+/* Lays the slots out in slot order from out->size; false when they need
+ * more than MPI's int displacements allow. */
+static bool place_slots(struct direct *s, struct slots *out)
 {
     size_t at = 0;
-    int centre = slot_centre(out);
-    for (int i = 0, e = 0; i < out->count; i++) {
-        out->size[i] = i == centre ? own_bytes : (size_t)s->recv_counts[e];
+    for (int i = 0; i < out->count; i++) {
         out->offset[i] = at;
-        if (i != centre) {
-            if (at > INT_MAX) return false;
-            s->recv_displs[e++] = (int)at;
-        }
         at += out->size[i];
     }
+    if (at > INT_MAX) return false;
     if (!s->buf || at > s->cap) {
         free(s->buf);
-        s->cap = at + at / 4;
+        s->cap = at + at / 4 + 8;
         s->buf = sb_malloc(s->cap, "direct's slots");
     }
     out->data = s->buf;
     return true;
 }
 
-/* With trimming, edge e carries the items its receiver needs along each
- * axis, seen from slot edge_offset[e]; the parts lie one after another in
- * s->send. */
-static int trim_per_edge(struct exchange *x, struct direct *s, const struct payload *own)
+/* Trimming: the items of our payload that the box holding it at slot i
+ * needs, written to dst; their count in s->part[i]. */
+static int trim_for_slot(struct exchange *x, struct direct *s, const struct payload *own, int i,
+                         unsigned char *dst)
 {
     const struct exchange_trim *t = x->opts.trim;
-    size_t items = own->bytes / t->item, at = 0;
-    for (int e = 0; e < s->nedges; e++) {
-        if (at + own->bytes > s->send_cap || !s->send) {
-            s->send_cap = (at + own->bytes) * 3 / 2 + 64;
-            s->send = sb_realloc(s->send, s->send_cap, "direct's trimmed payloads");
+    struct trim_need need[3];
+    for (int a = 0; a < 3; a++)
+        need[a] = trim_need_one(s->slot_offsets[i][a]);
+    struct sb_msg m;
+    if (trim_items(t, &s->choices[i], x->reselect, own->data, own->bytes / t->item, need, dst,
+                   &s->part[i], &m) != SB_OK) {
+        log_rank_error("direct: %s", m.text);
+        return SB_EVERIFY;
+    }
+    return SB_OK;
+}
+
+/* Trimming: a peer's message is the item count of each slot it fills from
+ * us (uint64, slot order), then those slots' items.  The box's own images
+ * are packed the same way (s->own), without a message. */
+static int pack_for_peer(struct exchange *x, struct direct *s, const struct payload *own,
+                         struct peer *p)
+{
+    size_t head = (size_t)p->nsend * sizeof(uint64_t);
+    size_t most = head + (size_t)p->nsend * own->bytes;
+    if (!p->pack || p->pack_cap < most) {
+        free(p->pack);
+        p->pack_cap = most + most / 4 + 8;
+        p->pack = sb_malloc(p->pack_cap, "direct's trimmed parts");
+    }
+    size_t at = head, item = x->opts.trim->item;
+    for (int j = 0; j < p->nsend; j++) {
+        int slot = p->send[j];
+        CHECK(trim_for_slot(x, s, own, slot, p->pack + at));
+        uint64_t count = s->part[slot];
+        memcpy(p->pack + (size_t)j * sizeof count, &count, sizeof count);
+        at += s->part[slot] * item;
+    }
+    p->pack_len = at;
+    return SB_OK;
+}
+
+/* Trimming: a peer's message, received whole, gives the sizes of its slots. */
+static int receive_parts(struct exchange *x, struct peer *p, struct slots *out)
+{
+    MPI_Comm comm = x->topo->leaders;
+    MPI_Status status;
+    int count;
+    CHECK_MPI(MPI_Probe(p->rank, DIRECT_TAG, comm, &status));
+    CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+    if (!p->stage || p->stage_cap < (size_t)count) {
+        free(p->stage);
+        p->stage_cap = (size_t)count + (size_t)count / 4 + 8;
+        p->stage = sb_malloc(p->stage_cap, "direct's received parts");
+    }
+    CHECK_MPI(MPI_Recv(p->stage, count, MPI_BYTE, p->rank, DIRECT_TAG, comm, MPI_STATUS_IGNORE));
+    size_t head = (size_t)p->nrecv * sizeof(uint64_t), item = x->opts.trim->item;
+    size_t total = head;
+    for (int j = 0; j < p->nrecv && total <= (size_t)count; j++) {
+        uint64_t n;
+        memcpy(&n, p->stage + (size_t)j * sizeof n, sizeof n);
+        out->size[p->recv[j]] = (size_t)n * item;
+        total += (size_t)n * item;
+    }
+    if (total != (size_t)count) {
+        log_rank_error("direct: rank %d sent %d bytes for %d slots, which do not add up", p->rank,
+                       count, p->nrecv);
+        return SB_EVERIFY;
+    }
+    p->recv_bytes = (size_t)count;
+    return SB_OK;
+}
+
+/* Places parts packed as pack_for_peer does (at `parts`, for `nslots` slots). */
+static void unpack_parts(const unsigned char *parts, const int *slot, int nslots,
+                         struct slots *out)
+{
+    size_t at = (size_t)nslots * sizeof(uint64_t);
+    for (int j = 0; j < nslots; j++) {
+        size_t n = out->size[slot[j]];
+        if (n) memcpy(out->data + out->offset[slot[j]], parts + at, n);
+        at += n;
+    }
+}
+
+/* The sizes of every slot: the own payload's, what each peer sends (probed
+ * when payloads vary), or the parts it sends (trimming). */
+static int learn_sizes(struct exchange *x, struct direct *s, const struct payload *own,
+                       struct slots *out)
+{
+    MPI_Comm comm = x->topo->leaders;
+    out->size[slot_centre(out)] = own->bytes;
+    for (int j = 0; j < s->nself; j++)
+        out->size[s->self[j]] = x->opts.trim ? 0 : own->bytes; /* trimmed: set when cut */
+    for (int i = 0; i < s->npeers; i++) {
+        struct peer *p = &s->peers[i];
+        if (x->opts.trim) {
+            CHECK(receive_parts(x, p, out));
+            continue;
         }
-        struct trim_need need[3];
-        for (int a = 0; a < 3; a++)
-            need[a] = trim_need_one(s->edge_offset[e][a]);
-        size_t kept;
-        struct sb_msg m;
-        if (trim_items(t, &s->choices[e], x->reselect, own->data, items, need, s->send + at, &kept,
-                       &m) != SB_OK) {
-            log_rank_error("direct: %s", m.text);
-            return SB_EVERIFY;
+        size_t n = own->bytes;
+        if (!x->opts.uniform) {
+            MPI_Status status;
+            int count;
+            CHECK_MPI(MPI_Probe(p->rank, DIRECT_TAG, comm, &status));
+            CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
+            n = (size_t)count;
         }
-        if (at > INT_MAX || kept * t->item > INT_MAX) {
-            log_rank_error("direct: the trimmed payloads exceed MPI's int counts");
-            return SB_ERUNTIME;
-        }
-        s->send_counts[e] = (int)(kept * t->item);
-        s->send_displs[e] = (int)at;
-        at += kept * t->item;
+        p->recv_bytes = n;
+        for (int j = 0; j < p->nrecv; j++)
+            out->size[p->recv[j]] = n;
+    }
+    if (!x->opts.trim) return SB_OK;
+    /* our own images, cut as a peer would cut them */
+    s->own.send = s->self;
+    s->own.nsend = s->nself;
+    CHECK(pack_for_peer(x, s, own, &s->own));
+    for (int j = 0; j < s->nself; j++)
+        out->size[s->self[j]] = s->part[s->self[j]] * x->opts.trim->item;
+    return SB_OK;
+}
+
+/* Receives from every peer into the first slot it fills. */
+static int post_receives(struct exchange *x, struct direct *s, struct slots *out, int *nreq)
+{
+    for (int i = 0; i < s->npeers; i++) {
+        struct peer *p = &s->peers[i];
+        if (p->nrecv == 0) continue;
+        unsigned char *first = out->data + out->offset[p->recv[0]];
+        CHECK_MPI(MPI_Irecv(first, (int)p->recv_bytes, MPI_BYTE, p->rank, DIRECT_TAG,
+                            x->topo->leaders, &s->requests[(*nreq)++]));
     }
     return SB_OK;
 }
@@ -137,41 +290,68 @@ static int trim_per_edge(struct exchange *x, struct direct *s, const struct payl
 static int direct_run(struct exchange *x, const struct payload *own, struct slots *out)
 {
     struct direct *s = x->state;
-    if (own->bytes > INT_MAX) {
-        log_rank_error("direct: a payload of %zu bytes exceeds MPI's int count", own->bytes);
-        return SB_ERUNTIME;
-    }
-    int mine = (int)own->bytes;
-    for (int e = 0; e < s->nedges; e++) {
-        s->send_counts[e] = mine;
-        s->send_displs[e] = 0; /* every partner gets the same payload */
-    }
-    if (x->opts.trim) CHECK(trim_per_edge(x, s, own));
-    if (x->opts.uniform) {
-        for (int e = 0; e < s->nedges; e++)
-            s->recv_counts[e] = mine;
-    } else {
-        /* One element per neighbour: send_counts holds each one's size. */
-        CHECK_MPI(MPI_Neighbor_alltoall(s->send_counts, 1, MPI_INT, s->recv_counts, 1, MPI_INT,
-                                        s->graph));
-        x->last.messages += s->nedges;
-        x->last.bytes += (long long)s->nedges * (long long)sizeof(int);
-    }
-    if (!place_slots(s, out, own->bytes)) {
-        log_rank_error("direct: the slots exceed MPI's int displacements");
-        return SB_ERUNTIME;
-    }
+    MPI_Comm comm = x->topo->leaders;
+    int nreq = 0, mine;
+    CHECK(int_count(own->bytes, "a payload", &mine));
     static const unsigned char nothing;
-    const void *send = x->opts.trim ? s->send : own->bytes ? own->data : &nothing;
-    if (!send) send = &nothing;
-    CHECK_MPI(MPI_Neighbor_alltoallv(send, s->send_counts, s->send_displs, MPI_BYTE, s->buf,
-                                     s->recv_counts, s->recv_displs, MPI_BYTE, s->graph));
-    int centre = slot_centre(out);
-    if (own->bytes) memcpy(s->buf + out->offset[centre], own->data, own->bytes);
-    x->last.messages += s->nedges;
-    for (int e = 0; e < s->nedges; e++)
-        x->last.bytes += s->send_counts[e];
-    exchange_note_buffers(x, out->offset[out->count - 1] + out->size[out->count - 1]);
+    const unsigned char *data = own->bytes ? own->data : &nothing;
+    /* Uniform sizes are known: the receives go first, so that messages find
+     * them posted (MPI's expected path).  Otherwise sizes come with the
+     * messages, learnt after the sends. */
+    bool known = x->opts.uniform;
+    if (known) {
+        CHECK(learn_sizes(x, s, own, out));
+        if (!place_slots(s, out)) {
+            log_rank_error("direct: the slots exceed MPI's int displacements");
+            return SB_ERUNTIME;
+        }
+        CHECK(post_receives(x, s, out, &nreq));
+    }
+    for (int i = 0; i < s->npeers; i++) {
+        struct peer *p = &s->peers[i];
+        if (p->nsend == 0) continue;
+        const unsigned char *send = data;
+        int n = mine;
+        if (x->opts.trim) {
+            CHECK(pack_for_peer(x, s, own, p));
+            CHECK(int_count(p->pack_len, "a peer's parts", &n));
+            send = p->pack;
+        }
+        CHECK_MPI(MPI_Isend(send, n, MPI_BYTE, p->rank, DIRECT_TAG, comm, &s->requests[nreq++]));
+        x->last.messages++;
+        x->last.bytes += n;
+    }
+    if (!known) {
+        CHECK(learn_sizes(x, s, own, out));
+        if (!place_slots(s, out)) {
+            log_rank_error("direct: the slots exceed MPI's int displacements");
+            return SB_ERUNTIME;
+        }
+        if (!x->opts.trim) CHECK(post_receives(x, s, out, &nreq));
+    }
+    /* the own payload into the centre and into the box's own images */
+    unsigned char *centre = out->data + out->offset[slot_centre(out)];
+    if (own->bytes) memcpy(centre, own->data, own->bytes);
+    if (x->opts.trim)
+        unpack_parts(s->own.pack, s->self, s->nself, out);
+    for (int j = 0; j < s->nself && !x->opts.trim && own->bytes; j++)
+        memcpy(out->data + out->offset[s->self[j]], own->data, own->bytes);
+    CHECK_MPI(MPI_Waitall(nreq, s->requests, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < s->npeers; i++) {
+        const struct peer *p = &s->peers[i];
+        if (x->opts.trim) {
+            unpack_parts(p->stage, p->recv, p->nrecv, out);
+            continue;
+        }
+        if (p->nrecv == 0) continue;
+        const unsigned char *first = out->data + out->offset[p->recv[0]];
+        for (int j = 1; j < p->nrecv && p->recv_bytes; j++)
+            memcpy(out->data + out->offset[p->recv[j]], first, p->recv_bytes);
+    }
+    size_t staged = s->own.pack_len;
+    for (int i = 0; i < s->npeers; i++)
+        staged += s->peers[i].pack_len + s->peers[i].recv_bytes * (x->opts.trim != NULL);
+    exchange_note_buffers(x, out->offset[out->count - 1] + out->size[out->count - 1] + staged);
     return SB_OK;
 }
 
@@ -179,47 +359,72 @@ static void direct_destroy(struct exchange *x)
 {
     struct direct *s = x->state;
     if (!s) return;
-    if (s->graph != MPI_COMM_NULL) MPI_Comm_free(&s->graph);
-    free(s->edge_offset);
-    for (int e = 0; s->choices && e < s->nedges; e++)
+    for (int i = 0; i < s->npeers; i++) {
+        free(s->peers[i].recv);
+        free(s->peers[i].send);
+        free(s->peers[i].pack);
+        free(s->peers[i].stage);
+    }
+    int slots = 1;
+    for (int d = 0; d < 3; d++)
+        slots *= 2 * x->kdim[d] + 1;
+    for (int e = 0; s->choices && e < slots; e++)
         trim_choice_free(&s->choices[e]);
     free(s->choices);
-    free(s->send);
-    free(s->send_counts);
-    free(s->send_displs);
-    free(s->recv_counts);
-    free(s->recv_displs);
+    free(s->part);
+    free(s->own.pack);
+    free(s->peers);
+    free(s->self);
+    free(s->slot_offsets);
+    free(s->requests);
     free(s->buf);
     free(s);
 }
 
-/* Every partner directly, one message after another from the rank's point
- * of view (MPI's per-message overhead does not overlap); partners that are
- * the box itself (small grids) are copies. */
+/* The partners of a box at `c`'s grid, counted by rank: how many distinct
+ * other ranks, and how many slots come from other ranks and from the box
+ * itself. */
+static void count_partners(const struct model_case *c, int *peers, int *remote_slots,
+                           int *self_slots)
+{
+    int k[3], dims[3], origin[3] = {0, 0, 0};
+    for (int d = 0; d < 3; d++) {
+        k[d] = (c->phases & (1u << d)) ? c->k : 0;
+        dims[d] = c->dims[d];
+    }
+    int n = (2 * k[0] + 1) * (2 * k[1] + 1) * (2 * k[2] + 1) - 1;
+    int *src = malloc((size_t)(n + 1) * sizeof *src), *dst = malloc((size_t)(n + 1) * sizeof *dst);
+    int *seen = calloc((size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2], sizeof *seen);
+    direct_partners(dims, origin, k, src, dst);
+    *peers = *remote_slots = *self_slots = 0;
+    for (int e = 0; e < n; e++) {
+        if (src[e] == 0) {
+            ++*self_slots;
+            continue;
+        }
+        ++*remote_slots;
+        if (!seen[src[e]]++) ++*peers;
+    }
+    free(src);
+    free(dst);
+    free(seen);
+}
+
+/* One message to each distinct peer, all in flight at once (model_burst),
+ * then the copies: a peer's payload into its further slots, the own payload
+ * into the centre and the box's own images (docs/MODEL.md). */
 static void direct_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
-    int k[3];
-    for (int d = 0; d < 3; d++)
-        k[d] = (c->phases & (1u << d)) ? c->k : 0;
-    double remote = 0, self = -1; /* the centre is no partner */
-    for (int dz = -k[2]; dz <= k[2]; dz++)
-        for (int dy = -k[1]; dy <= k[1]; dy++)
-            for (int dx = -k[0]; dx <= k[0]; dx++) {
-                const int d[3] = {dx, dy, dz};
-                bool mine = true;
-                for (int a = 0; a < 3; a++)
-                    mine &= d[a] % c->dims[a] == 0;
-                remote += !mine;
-                self += mine;
-            }
-    model_add(t, h, remote, c->bytes);
-    model_copy(t, h, self, c->bytes);
+    int peers, remote, self;
+    count_partners(c, &peers, &remote, &self);
+    model_burst(t, h, peers, c->bytes);
+    model_copy(t, h, (remote - peers) + self + 1, c->bytes);
 }
 
 const exchange_ops direct_ops = {
     .name = "direct",
-    .summary = "every (2k+1)^3 - 1 partner at once: MPI_Neighbor_alltoallv on a distributed "
-               "graph (the reference)",
+    .summary = "every box within k layers straight from its owner: one message per distinct "
+               "peer rank, all in flight at once (the reference)",
     .teams = false,
     .setup = direct_setup,
     .run = direct_run,

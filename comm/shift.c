@@ -117,9 +117,11 @@ static void shift_destroy(struct exchange *x)
 
 /* Seed 000 Eq. 1-3: 2k hops per phase, each a message of the phase's block;
  * with rendezvous a hop takes as many message times as the ring has
- * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies. */
+ * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies; the own
+ * payload is copied into the buffer once (docs/MODEL.md). */
 static void shift_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
+    model_copy(t, h, 1.0, c->bytes);
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         if (c->dims[d] == 1) {
@@ -127,7 +129,7 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
             continue;
         }
         int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
-        model_add(t, h, 2.0 * c->k * turns, model_block_bytes(c, d));
+        model_message(t, h, 2.0 * c->k * turns, model_block_bytes(c, d));
     }
 }
 

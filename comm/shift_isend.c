@@ -54,20 +54,37 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
     MPI_Comm comm = x->topo->leaders;
     int right_tag = shift_tag(d, +1, n), left_tag = shift_tag(d, -1, n);
     MPI_Request req[4];
+    size_t from_left = 0, from_right = 0;
+    unsigned char *left_at, *right_at, *old = NULL;
+    if (x->opts.uniform) {
+        /* Sizes are known: receives first, so that the messages find them
+         * posted (MPI's expected path), then the sends, whose blocks now
+         * lie right after the left one and right before the right one. */
+        from_left = right_len;
+        from_right = left_len;
+        flow_receive_both(f, from_left, from_right, &left_at, &right_at, &old);
+        right_block = left_at + from_left;
+        left_block = right_at - left_len;
+        CHECK_MPI(
+            MPI_Irecv(left_at, (int)from_left, MPI_BYTE, f->left[d], right_tag, comm, &req[2]));
+        CHECK_MPI(
+            MPI_Irecv(right_at, (int)from_right, MPI_BYTE, f->right[d], left_tag, comm, &req[3]));
+    }
     CHECK_MPI(
         MPI_Isend(right_block, (int)right_len, MPI_BYTE, f->right[d], right_tag, comm, &req[0]));
     CHECK_MPI(MPI_Isend(left_block, (int)left_len, MPI_BYTE, f->left[d], left_tag, comm, &req[1]));
     x->last.messages += 2;
     x->last.bytes += (long long)(right_len + left_len);
-
-    size_t from_left = 0, from_right = 0;
-    CHECK(incoming(x, f->left[d], right_tag, right_len, &from_left));
-    CHECK(incoming(x, f->right[d], left_tag, left_len, &from_right));
-    unsigned char *left_at, *right_at, *old;
-    /* The sends may still read the old buffer if the span must grow. */
-    flow_receive_both(f, from_left, from_right, &left_at, &right_at, &old);
-    CHECK_MPI(MPI_Irecv(left_at, (int)from_left, MPI_BYTE, f->left[d], right_tag, comm, &req[2]));
-    CHECK_MPI(MPI_Irecv(right_at, (int)from_right, MPI_BYTE, f->right[d], left_tag, comm, &req[3]));
+    if (!x->opts.uniform) { /* sizes travel with the messages: probe, then receive */
+        CHECK(incoming(x, f->left[d], right_tag, right_len, &from_left));
+        CHECK(incoming(x, f->right[d], left_tag, left_len, &from_right));
+        /* The sends may still read the old buffer if the span must grow. */
+        flow_receive_both(f, from_left, from_right, &left_at, &right_at, &old);
+        CHECK_MPI(
+            MPI_Irecv(left_at, (int)from_left, MPI_BYTE, f->left[d], right_tag, comm, &req[2]));
+        CHECK_MPI(
+            MPI_Irecv(right_at, (int)from_right, MPI_BYTE, f->right[d], left_tag, comm, &req[3]));
+    }
     MPI_Status status[4];
     int rc = MPI_Waitall(4, req, status);
     free(old);
@@ -113,16 +130,21 @@ static void isend_destroy(struct exchange *x)
     free(x->state);
 }
 
-/* Both directions of a hop in flight: k steps per phase, each one latency
- * with the two blocks' bytes through the rank. */
+/* Both directions of a hop in flight: k steps per phase, each a burst of
+ * two messages each way (to and from the left and right neighbours) --
+ * seed 000 Eq. 2 where the two overlap no more than two messages do
+ * (docs/MODEL.md).  A ring of one copies both blocks; the own payload is
+ * copied into the buffer once. */
 static void isend_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
+    model_copy(t, h, 1.0, c->bytes);
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         if (c->dims[d] == 1)
             model_copy(t, h, 2.0 * c->k, model_block_bytes(c, d));
         else
-            model_add(t, h, c->k, 2.0 * model_block_bytes(c, d));
+            for (int hop = 0; hop < c->k; hop++)
+                model_burst(t, h, 2.0, model_block_bytes(c, d));
     }
 }
 

@@ -15,9 +15,10 @@
  *      lays them out by offset -k..k, which is the next block.
  * With exchange.team_deliver=all the leader then broadcasts the slots to its
  * team.  Skew and shift messages travel on the layer of equal members
- * (MPI_Isend/MPI_Recv), so a partner that is the rank itself (a ring
- * shorter than the step) needs no special case.  c = 1 is a skew by k and
- * then 2k one-box steps one way: a one-directional Shift over the window.
+ * (MPI_Isend/MPI_Recv); where the ring's length divides the step the
+ * partner is the box itself and the block is copied, not sent.  c = 1 is a
+ * skew by k and then 2k one-box steps one way: a one-directional Shift over
+ * the window, whose blocks arrive in offset order, so the gather is skipped.
  * With varied payloads blocks are records (slots.h): sizes travel with
  * MPI_Probe, and a member's count before the gather. */
 #include "teamshift.h"
@@ -121,6 +122,7 @@ static int count_of(size_t n, int *out)
 static int broadcast_acc(struct exchange *x, struct teamshift *s, size_t uniform_len)
 {
     const struct topology *t = x->topo;
+    if (t->team_size == 1) return SB_OK; /* the leader alone: nothing to share */
     uint64_t len = x->opts.uniform ? uniform_len : s->acc.len;
     if (!x->opts.uniform) CHECK_MPI(MPI_Bcast(&len, 1, MPI_UINT64_T, 0, t->team));
     if (t->member != 0) {
@@ -159,20 +161,42 @@ static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, 
     }
     int n;
     CHECK(count_of(len, &n));
-    MPI_Request req;
-    CHECK_MPI(MPI_Isend(src, n, MPI_BYTE, to, tag, t->layer, &req));
+    if (to == t->box) { /* the ring divides the step: the block comes from this box itself */
+        unsigned char *old;
+        unsigned char *at = bytes_extend(&s->mine, len, &old);
+        memcpy(at, src, len); /* src may lie in the old buffer */
+        free(old);
+        return SB_OK;
+    }
+    MPI_Request req[2];
+    if (x->opts.uniform) {
+        /* Sizes are known: the receive first (MPI's expected path), then
+         * the send, from where the block lies now that mine may have moved. */
+        size_t src_at = (size_t)(src - s->mine.p); /* meaningful when src lies in mine */
+        bool in_mine = s->mine.p && src >= s->mine.p && src < s->mine.p + s->mine.len;
+        unsigned char *old;
+        unsigned char *at = bytes_extend(&s->mine, len, &old);
+        if (in_mine) src = s->mine.p + src_at;
+        CHECK_MPI(MPI_Irecv(at, n, MPI_BYTE, from, tag, t->layer, &req[0]));
+        CHECK_MPI(MPI_Isend(src, n, MPI_BYTE, to, tag, t->layer, &req[1]));
+        x->last.messages++;
+        x->last.bytes += (long long)len;
+        int rc = MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        free(old);
+        CHECK_MPI(rc);
+        return SB_OK;
+    }
+    CHECK_MPI(MPI_Isend(src, n, MPI_BYTE, to, tag, t->layer, &req[1]));
     x->last.messages++;
     x->last.bytes += (long long)len;
-    int incoming = n;
+    int incoming;
     MPI_Status status;
-    if (!x->opts.uniform) {
-        CHECK_MPI(MPI_Probe(from, tag, t->layer, &status));
-        CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &incoming));
-    }
+    CHECK_MPI(MPI_Probe(from, tag, t->layer, &status));
+    CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &incoming));
     unsigned char *old;
     unsigned char *at = bytes_extend(&s->mine, (size_t)incoming, &old);
     CHECK_MPI(MPI_Recv(at, incoming, MPI_BYTE, from, tag, t->layer, &status));
-    int rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    int rc = MPI_Wait(&req[1], MPI_STATUS_IGNORE);
     free(old);
     CHECK_MPI(rc);
     return SB_OK;
@@ -225,6 +249,14 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
     int c = t->team_size, mine;
     struct bytes *blocks;
     CHECK(trim_for_gather(x, s, d, k, &blocks));
+    if (c == 1) { /* one member walked the window in offset order: its blocks are the next acc */
+        exchange_note_buffers(x, in_use(s));
+        struct bytes swap = s->acc;
+        s->acc = *blocks;
+        *blocks = swap;
+        blocks->len = 0;
+        return SB_OK;
+    }
     CHECK(count_of(blocks->len, &mine));
     if (x->opts.uniform) {
         for (int j = 0; j < c; j++)
@@ -376,40 +408,74 @@ static void teamshift_destroy(struct exchange *x)
     free(s);
 }
 
-static double log2_ceil(int c)
+/* A pass to the box `distance` away along a ring of `ring` boxes: a
+ * message each way at once (MPI_Isend, MPI_Recv), or a copy where the
+ * ring's length divides the distance. */
+static double pass_time(struct model_terms *t, const struct hockney *h, int ring, int distance,
+                        double bytes)
 {
-    int steps = 0;
-    while ((1 << steps) < c)
-        steps++;
-    return steps;
+    struct model_terms one = {0};
+    if (distance % ring == 0)
+        model_copy(&one, h, 1.0, bytes);
+    else
+        model_duplex(&one, h, 1.0, bytes);
+    t->messages += one.messages;
+    t->bytes += one.bytes;
+    return one.time;
 }
 
-/* Per dimension: a binomial broadcast of the block to the team, the skew
- * and ceil((2k+1)/c) - 1 steps (MPI_Isend: send and receive overlap; copies
- * on a ring of one), a linear gather of the members' blocks at the leader,
- * and the leader's copies: its own blocks into the gather, then every
- * block into offset order. */
+#define MODEL_TEAM 64 /* teams larger than this are costed as if of this size */
+
+/* Per dimension, member by member (docs/MODEL.md): the broadcast reaches
+ * member i at b_i (the algorithm the MPI library picks, src/model_coll.c);
+ * member i then makes its skew and steps, each a pass; the leader gathers
+ * the members' blocks as they finish (linear) and copies them into offset
+ * order.  The phase ends when the leader holds the next block.  c = 1
+ * walks the window in order: no broadcast, no gather.  Messages counted
+ * are the leader's: its broadcast sends, its passes, the parts it gathers. */
 static void teamshift_model(const struct hockney *h, const struct model_case *c,
                             struct model_terms *t)
 {
-    int team = c->team_size, k = c->k;
+    int team = c->team_size < MODEL_TEAM ? c->team_size : MODEL_TEAM, k = c->k;
     double total = c->bytes;
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
         total = m * (2 * k + 1);
-        model_add(t, h, log2_ceil(team), m);
-        if (c->dims[d] > 1)
-            model_add(t, h, 1.0 + teamshift_steps(k, team), m);
-        else
-            model_copy(t, h, 1.0 + teamshift_steps(k, team), m);
-        for (int j = 1; j < team; j++)
-            if (teamshift_blocks(k, team, j) > 0)
-                model_add(t, h, 1.0, teamshift_blocks(k, team, j) * m);
-        /* the leader's own blocks into the gather, then all 2k+1 into order */
-        model_copy(t, h, 1.0, (teamshift_blocks(k, team, 0) + 2 * k + 1) * m);
+        double arrive[MODEL_TEAM], ready[MODEL_TEAM], parts[MODEL_TEAM];
+        int sends;
+        model_bcast_times(h, team, m, arrive, &sends);
+        t->messages += sends;
+        t->bytes += sends * m;
+        for (int i = 0; i < team; i++) {
+            struct model_terms counted = {0};
+            int skew = -k + i, blocks = teamshift_blocks(k, team, i);
+            ready[i] = arrive[i];
+            parts[i] = blocks * m;
+            if (blocks == 0) continue;
+            if (skew == 0) {
+                model_copy(&counted, h, 1.0, m);
+                ready[i] += counted.time;
+            } else {
+                ready[i] += pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, m);
+            }
+            for (int step = 1; step < blocks; step++)
+                ready[i] += pass_time(&counted, h, c->dims[d], team, m);
+            if (i == 0) {
+                t->messages += counted.messages;
+                t->bytes += counted.bytes;
+            }
+        }
+        if (team == 1) {
+            t->time += ready[0];
+            continue;
+        }
+        t->time += model_gatherv_time(h, team, ready, parts);
+        t->messages += team - 1;
+        t->bytes += (parts[0] > 0 ? total - parts[0] : total);
+        model_copy(t, h, 1.0, total); /* every block into offset order */
     }
-    if (c->deliver_all) model_add(t, h, log2_ceil(team), total);
+    if (c->deliver_all) model_bcast(t, h, team, total);
 }
 
 const exchange_ops teamshift_ops = {

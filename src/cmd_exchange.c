@@ -45,12 +45,15 @@ struct plan {
     bool all_grids;
     bool deliver_all;
     long repetitions, warmup, interleave;
+    long batch; /* exchanges per timed sample */
     long inject_rank;                            /* -1: no fault */
     const exchange_ops *inject[MAX_MODULES + 1]; /* the modules it hits */
     bool inject_hashes;                          /* after the byte check, before hashing */
     double cut_coef;
+    const char *statistic; /* stats.statistic */
     uint64_t seed;
     bool slot_hashes;
+    bool verify; /* exchange.verify: check every byte (0: timings only, e.g. SMPI's shared malloc) */
 };
 
 /* One sweep point: a module on one grid at one k, payload kind and size. */
@@ -75,6 +78,7 @@ struct point {
     uint64_t *slot_hash;  /* leaders: each slot's hash after the last exchange */
     /* Results, filled by finish_point (statistics and digest on rank 0): */
     struct stats all, filtered;
+    double statistic; /* stats.statistic of the times: what predictions are compared with */
     double mean_messages, mean_bytes_sent; /* per exchange per working rank */
     double buffer_peak_max, slot_bytes_max;
     long wrong_total;
@@ -258,10 +262,13 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     p->repetitions = (long)cfg_int(c, "exchange.repetitions");
     p->warmup = (long)cfg_int(c, "exchange.warmup");
     p->interleave = (long)cfg_int(c, "exchange.interleave");
+    p->batch = (long)cfg_int(c, "exchange.batch");
     read_injection(p, c);
     p->cut_coef = cfg_real(c, "stats.cut_coef");
+    p->statistic = cfg_text(c, "stats.statistic");
     p->seed = (uint64_t)cfg_int(c, "run.seed");
     p->slot_hashes = cfg_bool(c, "exchange.slot_hashes");
+    p->verify = cfg_bool(c, "exchange.verify");
     p->all_grids = cfg_all(c, "decomp.dims");
     if (!p->all_grids) cfg_dims(c, "decomp.dims", p->dims_request);
     p->rendezvous = cfg_bool(c, "model.rendezvous");
@@ -270,6 +277,11 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_teams(p, c, ctx->nranks, m));
+    if (!p->verify && (p->inject_rank >= 0 || p->slot_hashes))
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.verify = 0 checks no byte, so %s cannot be honoured; accepted: "
+                       "exchange.verify = 1 with it",
+                       p->inject_rank >= 0 ? "exchange.inject_fault" : "exchange.slot_hashes");
     if (p->inject_rank >= ctx->nranks)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_fault = %ld, but the run has %d ranks; accepted: -1 "
@@ -458,26 +470,34 @@ static void record_last(struct point *pt)
     }
 }
 
-/* Exchange `rep` of point pt: fill the payload, barrier, time the exchange,
- * verify every byte on the ranks that hold slots. */
+/* Exchange `rep` of point pt: fill the payload, barrier, time the exchange
+ * (exchange.batch of them back to back when timed), verify every byte of
+ * the last one on the ranks that hold slots. */
 static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, struct point *pt,
                    long rep, bool timed)
 {
     const struct topology *t = &g->topo;
     struct pattern pat = {.seed = p->seed, .bytes = (size_t)pt->bytes, .varied = pt->varied};
     size_t n = payload_size(&pat, t->box, rep);
-    pattern_fill(&pat, t->box, rep, g->own, n);
+    if (p->verify) pattern_fill(&pat, t->box, rep, g->own, n);
     struct payload mine = {g->own, n};
 
+    struct exchange *x = pt->x;
+    long batch = timed ? p->batch : 1, done = 0;
+    long messages = 0, bytes = 0;
     CHECK_MPI(MPI_Barrier(t->comm));
     double t0 = MPI_Wtime();
-    int rc = exchange_run(pt->x, &mine, pt->slots);
+    int rc = SB_OK;
+    for (; done < batch && rc == SB_OK; done++) {
+        rc = exchange_run(x, &mine, pt->slots);
+        messages += x->last.messages;
+        bytes += x->last.bytes;
+    }
     double t1 = MPI_Wtime();
-    struct exchange *x = pt->x;
     if (timed) {
-        if (x->delivers) pt->times[pt->timed++] = t1 - t0 - ctx->timer.overhead;
-        pt->messages += x->last.messages;
-        pt->bytes_sent += x->last.bytes;
+        if (x->delivers) pt->times[pt->timed++] = (t1 - t0 - ctx->timer.overhead) / (double)done;
+        pt->messages += messages;
+        pt->bytes_sent += bytes;
     }
     if (x->last.buffer_bytes > pt->buffer_peak) pt->buffer_peak = x->last.buffer_bytes;
     if (rc == SB_EVERIFY) { /* the module found its own slots malformed */
@@ -485,7 +505,7 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
         return SB_OK;
     }
     CHECK(rc);
-    if (!x->delivers) return SB_OK;
+    if (!x->delivers || !p->verify) return SB_OK;
     bool last = rep == p->warmup + p->repetitions - 1;
     bool corrupt = injects(p, t, pt) && (!p->inject_hashes || last);
     if (corrupt && !p->inject_hashes) {
@@ -518,7 +538,7 @@ static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, l
     for (long first = 0; first < p->repetitions; first += turn) {
         for (int i = 0; i < g->npoints; i++) {
             struct point *pt = &g->pts[i];
-            for (long r = first; r < first + turn && r < p->repetitions; r++, (*done)++)
+            for (long r = first; r < first + turn && r < p->repetitions; r++, *done += p->batch)
                 CHECK(run_one(ctx, p, g, pt, p->warmup + r, true));
             log_progress("exchange: %ld of %ld exchanges (grid %dx%dx%d, c=%d; %s k=%d "
                          "bytes=%lld)",
@@ -602,6 +622,7 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     if (rc == MPI_SUCCESS && t->rank == 0) {
         stats_compute(all, n, &pt->all);
         double *kept = sb_malloc((n ? n : 1) * sizeof *kept, "filtered timings");
+        pt->statistic = stats_choose(p->statistic, &pt->all, all, n);
         size_t nkept = stats_filter(all, n, p->cut_coef, pt->all.median, kept);
         stats_compute(kept, nkept, &pt->filtered);
         free(kept);
@@ -612,8 +633,8 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     CHECK_MPI(rc);
 
     double worked = pt->x->idle ? 0.0 : 1.0;
-    double sums[3] = {worked, (double)pt->messages / (double)p->repetitions,
-                      (double)pt->bytes_sent / (double)p->repetitions};
+    double exchanges = (double)p->repetitions * (double)p->batch;
+    double sums[3] = {worked, (double)pt->messages / exchanges, (double)pt->bytes_sent / exchanges};
     double most[2] = {(double)pt->buffer_peak, (double)pt->slot_bytes}, totals[3];
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, t->comm));
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, t->comm));
@@ -626,7 +647,7 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     pt->slot_bytes_max = most[1];
     pt->wrong_total = fault_totals[0];
     pt->injected = fault_totals[1];
-    return gather_hashes(p, t, r, pt);
+    return p->verify ? gather_hashes(p, t, r, pt) : SB_OK;
 }
 
 /* Rank 0: the modules of one grid, k, kind and size must hash alike.  A
@@ -654,12 +675,12 @@ static void compare_modules(struct point *pts, int npoints, int nmodules)
 
 /* ---- reporting ------------------------------------------------------------------ */
 
-/* With a model: the relative error of the median against the prediction,
+/* With a model: the relative error of stats.statistic against the prediction,
  * and whether the prediction lies within one standard deviation of the
  * mean (seed 000 Table 2's columns). */
 static double prediction_error(const struct point *pt)
 {
-    return pt->predicted > 0 ? (pt->all.median - pt->predicted) / pt->predicted : 0.0;
+    return pt->predicted > 0 ? (pt->statistic - pt->predicted) / pt->predicted : 0.0;
 }
 
 static bool within_one_sd(const struct point *pt)
@@ -676,11 +697,13 @@ static void print_table_header(bool model)
              model ? " |    pred_us   err% 1sd" : "", "verified");
 }
 
-static void print_point(const struct point *pt, bool model)
+static void print_point(const struct plan *p, const struct point *pt)
 {
+    bool model = p->have_model;
     const struct stats *s = &pt->all, *f = &pt->filtered;
     double ratio = pt->slot_bytes_max > 0 ? pt->buffer_peak_max / pt->slot_bytes_max : 0.0;
-    const char *verdict = pt->wrong_total      ? "NO"
+    const char *verdict = !p->verify           ? "off"
+                          : pt->wrong_total    ? "NO"
                           : !pt->modules_agree ? "NO (modules differ)"
                                                : "yes";
     char name[32], prediction[64] = "";
@@ -713,8 +736,10 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddStringToObject(o, "payload", pt->varied ? "varied" : "uniform");
     cJSON_AddStringToObject(o, "phases", p->phases_text);
     cJSON_AddNumberToObject(o, "repetitions", (double)p->repetitions);
+    cJSON_AddNumberToObject(o, "batch", (double)p->batch);
     cJSON_AddNumberToObject(o, "warmup", (double)p->warmup);
     cJSON_AddItemToObject(o, "time_s", report_stats(&pt->all));
+    cJSON_AddNumberToObject(o, "statistic_s", pt->statistic);
     cJSON *filtered = report_stats(&pt->filtered);
     cJSON_AddNumberToObject(filtered, "cut_coef", p->cut_coef);
     cJSON_AddNumberToObject(filtered, "removed", (double)(pt->all.n - pt->filtered.n));
@@ -728,10 +753,11 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddStringToObject(o, "slot_digest", digest);
     cJSON_AddBoolToObject(o, "modules_agree", pt->modules_agree);
     cJSON_AddNumberToObject(o, "wrong_bytes", (double)pt->wrong_total);
-    cJSON_AddBoolToObject(o, "verified", point_passed(pt));
+    if (p->verify) cJSON_AddBoolToObject(o, "verified", point_passed(pt));
     if (p->have_model) {
         cJSON_AddNumberToObject(o, "predicted_s", pt->predicted);
         cJSON_AddNumberToObject(o, "prediction_error", prediction_error(pt));
+        cJSON_AddStringToObject(o, "compared_statistic", p->statistic);
         cJSON_AddBoolToObject(o, "prediction_within_sd", within_one_sd(pt));
     }
     return o;
@@ -748,7 +774,8 @@ static void csv_header(FILE *f)
                 parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i], parts[i],
                 parts[i], parts[i]);
     fprintf(f, ",messages,bytes_sent,buffer_bytes_peak,buffer_bytes_min,slot_digest,wrong_bytes,"
-               "verified,automatic,predicted_s,prediction_error,prediction_within_sd\n");
+               "verified,automatic,predicted_s,prediction_error,prediction_within_sd,statistic,"
+               "statistic_s\n");
 }
 
 static void csv_row(FILE *f, const struct plan *p, int nranks, const struct point *pt)
@@ -764,11 +791,12 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
     }
     fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d,%d", pt->mean_messages, pt->mean_bytes_sent,
             pt->buffer_peak_max, pt->slot_bytes_max, (unsigned long long)pt->digest,
-            pt->wrong_total, point_passed(pt), pt->automatic);
+            pt->wrong_total, p->verify && point_passed(pt), pt->automatic);
     if (p->have_model) /* empty without a model, so that every file has the same columns */
-        fprintf(f, ",%.9e,%.6e,%d\n", pt->predicted, prediction_error(pt), within_one_sd(pt));
+        fprintf(f, ",%.9e,%.6e,%d", pt->predicted, prediction_error(pt), within_one_sd(pt));
     else
-        fprintf(f, ",,,\n");
+        fprintf(f, ",,,");
+    fprintf(f, ",%s,%.9e\n", p->statistic, pt->statistic);
 }
 
 static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct results *r,
@@ -776,7 +804,8 @@ static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct resul
 {
     cJSON *root =
         report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
-    cJSON_AddBoolToObject(root, "verified", verified);
+    cJSON_AddStringToObject(root, "verification", p->verify ? "every byte" : "off");
+    if (p->verify) cJSON_AddBoolToObject(root, "verified", verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);
     cJSON *list = cJSON_AddArrayToObject(root, "points");
     for (int i = 0; i < r->npoints; i++)
@@ -865,7 +894,7 @@ static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r,
                          g.topo.dims[1], g.topo.dims[2], g.topo.nboxes, c, c == 1 ? "" : "s");
                 print_table_header(p->have_model);
                 for (int i = 0; i < g.npoints; i++)
-                    print_point(&g.pts[i], p->have_model);
+                    print_point(p, &g.pts[i]);
             }
             if (rc != SB_OK && m.text[0]) log_error("%s", m.text);
             grid_free(&g);
@@ -883,7 +912,8 @@ static long count_exchanges(const struct plan *p, int nranks)
     for (int i = 0; i < p->nteams; i++)
         grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
     free(tmp);
-    return grids * p->nk * p->nkinds * p->nbytes * p->nmodules * (p->warmup + p->repetitions);
+    return grids * p->nk * p->nkinds * p->nbytes * p->nmodules *
+           (p->warmup + p->repetitions * p->batch);
 }
 
 int cmd_exchange(struct run_ctx *ctx)
@@ -932,7 +962,11 @@ int cmd_exchange(struct run_ctx *ctx)
         print_pass_fail(&r);
         if (ctx->out_dir && ctx->rank == 0) rc = write_outputs(ctx, &p, &r, verified, exit_code);
     }
-    if (rc == SB_OK) {
+    if (rc == SB_OK && !p.verify)
+        log_info("\nverification: off (exchange.verify = 0): timings of %d points, %ld exchanges "
+                 "on %d ranks; no byte was checked",
+                 r.npoints, total, ctx->nranks);
+    if (rc == SB_OK && p.verify) {
         log_info("\nverified: %s (%d points, %ld failed, %ld exchanges on %d ranks)",
                  verified ? "true" : "false", r.npoints, failed, total, ctx->nranks);
         if (failed > counts[1])

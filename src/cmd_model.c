@@ -41,7 +41,7 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
                        "--out results/pp)");
     CHECK(hockney_load(h, path, m));
     const char *smp = cfg_text(c, "model.smp");
-    if (smp[0]) CHECK(smp_copy_load(&h->copy, smp, m));
+    if (smp[0]) CHECK(smp_copy_load(&h->smp, smp, m));
     return SB_OK;
 }
 
@@ -167,12 +167,17 @@ int cmd_model(struct run_ctx *ctx)
         "%.3f us, beta %.4g ns/byte%s",
         p->base.dims[0], p->base.dims[1], p->base.dims[2], cfg_text(ctx->cfg, "exchange.phases"),
         p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous", h->source,
-        h->mode, h->statistic, h->alpha * 1e6, h->segment[h->nsegments - 1].beta * 1e9,
-        h->nsegments == 2 ? " above the eager limit" : "");
-    if (h->copy.have)
+        h->mode, h->statistic, h->alpha * 1e6,
+        h->oneway.segment[h->oneway.nsegments - 1].beta * 1e9,
+        h->oneway.nsegments == 2 ? " above the eager limit" : "");
+    if (!h->duplex.npoints)
+        log_info("%s holds the one-way times only: duplex steps cost a one-way message, each "
+                 "further message in flight beta m, copies nothing (docs/MODEL.md)",
+                 h->source);
+    if (h->smp.have)
         log_info("copies inside a rank costed by smpcost: %s from %s (rings of one, partners "
                  "that are the box itself, Team Shift's repacking)",
-                 smp_function_names[h->copy.function], h->copy.source);
+                 smp_function_names[h->smp.function], h->smp.source);
     struct report_text csv = {0};
     if (ctx->rank == 0 && ctx->out_dir) {
         CHECK(report_text_open(&csv));

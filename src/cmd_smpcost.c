@@ -96,7 +96,7 @@ static long read_long_file(const char *path)
     return v;
 }
 
-/* The line size and the last-level cache of cpu0 from sysfs. */
+/* The line size and the last-level cache of cpu0 from sysfs (else sysconf). */
 static void read_caches(long *line_bytes, long *llc_bytes, int *llc_level)
 {
     *line_bytes = 0;
@@ -119,6 +119,17 @@ static void read_caches(long *line_bytes, long *llc_bytes, int *llc_level)
         }
     }
     if (*line_bytes == 0) *line_bytes = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    if (*llc_bytes > 0) return;
+    /* No cache in sysfs (some virtual machines): the C library's answer
+     * from the processor's own description (CPUID). */
+    static const int names[] = {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE};
+    for (int i = 0; i < 2 && *llc_bytes <= 0; i++) {
+        long size = sysconf(names[i]);
+        if (size > 0) {
+            *llc_bytes = size;
+            *llc_level = -(3 - i); /* negative: from sysconf, not sysfs */
+        }
+    }
 }
 
 static int read_plan(struct smp_plan *p, const struct config *c, int nranks, struct sb_msg *m)
@@ -141,14 +152,15 @@ static int read_plan(struct smp_plan *p, const struct config *c, int nranks, str
         return sb_fail(m, SB_EUSAGE,
                        "smpcost.line_bytes: the cache-line size cannot be read from sysfs; "
                        "accepted: set it (e.g. 64)");
-    snprintf(p->cache_source, sizeof p->cache_source, "L%d of %ld bytes (sysfs)", level, llc);
+    snprintf(p->cache_source, sizeof p->cache_source, "L%d of %ld bytes (%s)", abs(level), llc,
+             level < 0 ? "sysconf" : "sysfs");
     if (cfg_int(c, "smpcost.cache_bytes") > 0) {
         llc = (long)cfg_int(c, "smpcost.cache_bytes");
         snprintf(p->cache_source, sizeof p->cache_source, "%ld bytes (smpcost.cache_bytes)", llc);
     }
     if (llc <= 0)
         return sb_fail(m, SB_EUSAGE,
-                       "smpcost.cache_bytes: the last-level cache cannot be read from sysfs; "
+                       "smpcost.cache_bytes: the last-level cache cannot be read from sysfs or sysconf; "
                        "accepted: set it in bytes");
     p->line_ints = line / (long)sizeof(int);
     if (p->line_ints < 1) p->line_ints = 1;

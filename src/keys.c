@@ -9,9 +9,9 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",        "decomp",  "exchange", "md",
-                                       "checkpoint", "model",   "pingpong", "stats",
-                                       "stencil",    "smpcost", NULL};
+const char *const config_sections[] = {"run",   "decomp",  "exchange", "md",    "checkpoint",
+                                       "model", "pingpong", "stats",    "timer", "stencil",
+                                       "smpcost", NULL};
 
 const struct key_spec config_keys[] = {
     /* [run] ------------------------------------------------------------- */
@@ -49,12 +49,21 @@ const struct key_spec config_keys[] = {
     {"exchange", "warmup", KEY_INT, "20", 0, 1000000, NO_REAL, NULL,
      "untimed (but verified) exchanges before the timed ones; Open MPI's fast shared-memory "
      "paths appear after 16 sends"},
+    {"exchange", "batch", KEY_INT, "1", 1, 1000000, NO_REAL, NULL,
+     "exchanges per timed sample, back to back after one barrier, the time divided by their "
+     "number (as IMB's Exchange benchmark times), so that the barrier's uneven release weighs "
+     "little; 1: each exchange timed alone and verified; B > 1: the payload of a batch is "
+     "filled once and the slots of its last exchange are verified byte for byte"},
     {"exchange", "interleave", KEY_INT, "10", 0, 10000000, NO_REAL, NULL,
      "N: the points of one grid (every k, size, payload and module) take turns, N exchanges "
      "each, so that drift of the machine hits them alike; 0: each point in one go"},
     {"exchange", "slot_hashes", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "with --out: write slot-hashes.csv, a 64-bit hash of every slot of every box after each "
      "point's last exchange"},
+    {"exchange", "verify", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
+     "1: check every byte of every slot after every exchange, and the slots' hashes across "
+     "modules; 0: timings only (simulations whose shared malloc lets payloads alias), "
+     "recorded in summary.json as verification: off"},
     {"exchange", "inject_fault", KEY_INT, "-1", -1, 1 << 30, NO_REAL, NULL,
      "-1: off; R: after each exchange flip one byte of one slot on rank R (the run must then "
      "exit 1)"},
@@ -127,15 +136,23 @@ const struct key_spec config_keys[] = {
      "resolutions (seed 002 sec. 3.3)"},
     {"pingpong", "res_npp", KEY_REAL, "50", NO_INT, 1.0, 1e9, NULL,
      "how many timer resolutions a timed loop should span"},
+    {"pingpong", "loop_seconds", KEY_REAL, "2e-5", NO_INT, 0.0, 10.0, NULL,
+     "a timed loop also lasts at least this long, so that the hand-shake before it (after "
+     "which the partner may already be sending) weighs little: with a fine timer, seed 002's "
+     "res_npp rule alone gives one ping-pong per loop"},
     {"pingpong", "trials", KEY_INT, "2000", 1, 100000000, NO_REAL, NULL,
      "timed loops per size, at most"},
     {"pingpong", "max_seconds", KEY_REAL, "20", NO_INT, 0.01, 1e6, NULL,
      "stop the timed loops after this long (all sizes together)"},
     {"pingpong", "warmup", KEY_INT, "100", 0, 100000000, NO_REAL, NULL,
      "untimed ping-pongs per size first"},
-    {"pingpong", "statistic", KEY_CHOICE, "median", NO_INT, NO_REAL, "median|mean|min|lowest20",
-     "the statistic of each size's times that Hockney's alpha and beta come from; lowest20: "
-     "the mean of the smallest 20 % (seed 000 sec. 6.2.3)"},
+    {"pingpong", "copy_bytes", KEY_INT_LIST, "auto", 0, 1 << 30, NO_REAL, "auto",
+     "sizes of the memcpy timed on both ranks at once (copies inside a rank: rings of one, "
+     "slots filled from one message); auto: the message sizes, then 10x, 100x and 1000x the "
+     "largest, up to 256 MiB, so that copies that stream from memory are measured too"},
+    {"pingpong", "burst", KEY_INT, "8", 2, 1024, NO_REAL, NULL,
+     "messages each way at once in the burst pattern, whose time less the duplex time gives "
+     "the gap each further message in flight adds (docs/MODEL.md)"},
     {"pingpong", "background", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "1: the other ranks exchange 1 MiB messages in pairs meanwhile (seed 000 sec. 6.2.2)"},
     {"pingpong", "histogram_bins", KEY_INT, "20", 1, 10000, NO_REAL, NULL,
@@ -157,6 +174,15 @@ const struct key_spec config_keys[] = {
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,
      "filtered statistics drop times above cut_coef x median (seed 002 sec. 3.4)"},
+    {"stats", "statistic", KEY_CHOICE, "mean", NO_INT, NO_REAL, "mean|median|min|lowest20",
+     "the statistic of repeated times that the models are made from and compared with, the "
+     "same everywhere: pingpong's curves (alpha, beta, ...) and exchange's prediction errors; "
+     "mean is seed 000's; lowest20: the mean of the smallest 20 % (seed 000 sec. 6.2.3)"},
+
+    /* [timer] ----------------------------------------------------------- */
+    {"timer", "samples", KEY_INT, "1048576", 1, 1LL << 30, NO_REAL, NULL,
+     "pairs of MPI_Wtime calls that measure the timer's resolution and overhead at start "
+     "(seed 002 sec. 2 used 2^24 = 16777216); a simulated run (tools/smpi-run.sh) needs few"},
 
     /* [stencil] --------------------------------------------------------- */
     {"stencil", "dim", KEY_INT, "2", 2, 3, NO_REAL, NULL,

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,9 +168,17 @@ char *sb_read_text(const char *path, const char *label, const char *accepted, si
                 accepted);
         return NULL;
     }
-    char *text = sb_malloc(LIMIT + 1, label);
-    size_t n = fread(text, 1, LIMIT + 1, f);
-    const char *why = ferror(f) ? strerror(errno) : n > LIMIT ? "larger than 1 MiB" : NULL;
+    /* Grown as it fills, so that a small file takes a small buffer (a
+     * simulation's shared malloc shares large ones between ranks). */
+    size_t cap = 4096, n = 0, got;
+    bool too_large = false;
+    char *text = sb_malloc(cap + 1, label);
+    while (!too_large && (got = fread(text + n, 1, cap - n, f)) > 0) {
+        n += got;
+        too_large = n > LIMIT;
+        if (n == cap) text = sb_realloc(text, (cap *= 2) + 1, label);
+    }
+    const char *why = ferror(f) ? strerror(errno) : too_large ? "larger than 1 MiB" : NULL;
     fclose(f);
     if (why) {
         sb_fail(m, SB_EUSAGE, "%s: cannot read: %s; accepted: %s", label, why, accepted);

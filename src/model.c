@@ -11,25 +11,43 @@ double model_block_bytes(const struct model_case *c, int d)
     return m;
 }
 
-void model_add(struct model_terms *t, const struct hockney *h, double count, double bytes)
+static void count_messages(struct model_terms *t, double n, double bytes)
+{
+    t->messages += n;
+    t->bytes += n * bytes;
+}
+
+void model_message(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
     t->time += count * hockney_time(h, bytes);
-    t->messages += count;
-    t->bytes += count * bytes;
+    count_messages(t, count, bytes);
+}
+
+void model_duplex(struct model_terms *t, const struct hockney *h, double count, double bytes)
+{
+    t->time += count * hockney_duplex(h, bytes);
+    count_messages(t, count, bytes);
+}
+
+void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes)
+{
+    if (n <= 0) return;
+    t->time += hockney_duplex(h, bytes) + (n - 1) * hockney_gap(h, bytes);
+    count_messages(t, n, bytes);
 }
 
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
+    if (count <= 0) return;
     /* model.smp: the copy as a superstep of seed 003's good family */
-    if (h->copy.have) {
-        t->time += count * smp_copy_time(&h->copy, bytes);
+    if (h->smp.have) {
+        t->time += count * smp_copy_time(&h->smp, bytes);
         return;
     }
-    /* the segment's beta: the time of the size less the time of nothing */
-    const struct hockney_segment *s = &h->segment[0];
-    if (h->nsegments == 2 && bytes * bytes > h->segment[0].to * h->segment[1].from)
-        s = &h->segment[1];
-    t->time += count * (s->beta > 0 ? s->beta : 0.0) * bytes;
+    /* Each copy at its own size while the whole fits a cache; copies that
+     * together stream through memory at the rate of one copy of them all. */
+    double each = count * hockney_copy(h, bytes), all = hockney_copy(h, count * bytes);
+    t->time += each > all ? each : all;
 }
 
 double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous)

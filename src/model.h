@@ -1,6 +1,7 @@
-/* Predicted time of one exchange from the Hockney model (seed 000 sec. 3).
- * Each module carries its own cost model in its ops table (comm/), the
- * derivations are in docs/MODEL.md. */
+/* Predicted time of one exchange from the measured message costs of
+ * hockney.json (seed 000 sec. 3, src/hockney.h).  Each module carries its
+ * own cost model in its ops table (comm/), made of the building blocks
+ * below; docs/MODEL.md derives every one from the same assumptions. */
 #ifndef SB_MODEL_H
 #define SB_MODEL_H
 
@@ -27,8 +28,8 @@ struct model_terms {
 
 struct config;
 
-/* Loads model.hockney; SB_EUSAGE naming the key when it is not set or the
- * file is not usable. */
+/* Loads model.hockney (and model.smp); SB_EUSAGE naming the key when it is
+ * not set or the file is not usable. */
 int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg *m);
 
 /* SB_EUSAGE with a message for a module without a model. */
@@ -39,15 +40,33 @@ int model_predict(const struct hockney *h, const struct model_case *c, struct mo
  * bytes, times 2 with rendezvous. */
 double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous);
 
-/* For the modules' models: the block phase d moves (the payload times the
- * slots gathered before it), and `count` messages of `bytes` each. */
+/* ---- building blocks of the modules' models (docs/MODEL.md) ---- */
+
+/* The block phase d moves: the payload times the slots gathered before it. */
 double model_block_bytes(const struct model_case *c, int d);
-void model_add(struct model_terms *t, const struct hockney *h, double count, double bytes);
-/* `count` copies of `bytes` inside the rank (a ring of one, a partner that
- * is the box itself, Team Shift's repacking): bandwidth without latency,
- * beta m of the Hockney segment for that size; not messages.  With
- * model.smp, seed 003's good-family function from shiftbox smpcost
- * instead (src/smp/copymodel.h). */
+/* `count` one-way messages of `bytes`, one after another: count c(m). */
+void model_message(struct model_terms *t, const struct hockney *h, double count, double bytes);
+/* `count` steps of a message each way at once (send and receive overlap): count x(m). */
+void model_duplex(struct model_terms *t, const struct hockney *h, double count, double bytes);
+/* n messages of `bytes` each way, all in flight at once: x(m) + (n - 1) g(m). */
+void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes);
+/* `count` copies of `bytes` inside a rank: the measured memcpy, or with
+ * model.smp seed 003's good family (src/smp/copymodel.h); not messages. */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);
+
+/* ---- collectives, as the MPI library of hockney.json runs them (src/model_coll.c) ---- */
+
+/* MPI_Bcast of `bytes` from rank 0 to `ranks` ranks: until the last has it. */
+void model_bcast(struct model_terms *t, const struct hockney *h, int ranks, double bytes);
+/* The same rank by rank: done[r] when rank r holds the data (the root: when
+ * its sends are done); returns the last, and the root's sends in *sends. */
+double model_bcast_times(const struct hockney *h, int ranks, double bytes, double *done,
+                         int *sends);
+/* MPI_Gatherv at rank 0 of `ranks` ranks, rank j sending bytes[j] (bytes[0]
+ * is the root's own, copied). */
+void model_gatherv(struct model_terms *t, const struct hockney *h, int ranks, const double *bytes);
+/* The same when rank j joins at ready[j]: when the root has every part. */
+double model_gatherv_time(const struct hockney *h, int ranks, const double *ready,
+                          const double *bytes);
 
 #endif

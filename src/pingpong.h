@@ -2,15 +2,13 @@
 #ifndef SB_PINGPONG_H
 #define SB_PINGPONG_H
 
+#include "stats.h"
+
 #include <stddef.h>
 
 /* Seed 002 sec. 3.3: npp = nint(max(1, res_npp * res_timing / median_ppt)),
  * so that a timed loop of npp ping-pongs spans res_npp timer resolutions. */
 long pingpong_npp(double res_npp, double res_timing, double median_ppt);
-
-/* The mean of the smallest `fraction` of x[0..n) (seed 000 sec. 6.2.3's
- * 20 %), at least one value; x is not changed. */
-double mean_of_lowest(const double *x, size_t n, double fraction);
 
 /* Counts x[0..n) into `bins` equal bins over [lo, hi); values at or above
  * hi go to *above, below lo to the first bin. */

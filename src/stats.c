@@ -51,3 +51,26 @@ size_t stats_filter(const double *x, size_t n, double cut, double median, double
         if (x[i] <= cut * median) out[kept++] = x[i];
     return kept;
 }
+
+double mean_of_lowest(const double *x, size_t n, double fraction)
+{
+    if (n == 0) return 0.0;
+    double *sorted = sb_malloc(n * sizeof *sorted, "a sort");
+    memcpy(sorted, x, n * sizeof *sorted);
+    median_sorted_inplace(sorted, n);
+    size_t keep = (size_t)ceil(fraction * (double)n);
+    if (keep < 1) keep = 1;
+    double sum = 0.0;
+    for (size_t i = 0; i < keep; i++)
+        sum += sorted[i];
+    free(sorted);
+    return sum / (double)keep;
+}
+
+double stats_choose(const char *statistic, const struct stats *s, const double *x, size_t n)
+{
+    if (!strcmp(statistic, "mean")) return s->mean;
+    if (!strcmp(statistic, "min")) return s->min;
+    if (!strcmp(statistic, "lowest20")) return mean_of_lowest(x, n, 0.2);
+    return s->median;
+}

@@ -22,6 +22,14 @@ void stats_compute(const double *x, size_t n, struct stats *s);
  * many there are (seed 002's filtering; cut is its cut_coef). */
 size_t stats_filter(const double *x, size_t n, double cut, double median, double *out);
 
+/* The mean of the smallest `fraction` of x[0..n) (seed 000 sec. 6.2.3's
+ * 20 %), at least one value; x is not changed. */
+double mean_of_lowest(const double *x, size_t n, double fraction);
+
+/* stats.statistic of x[0..n), whose statistics are s: "mean", "median",
+ * "min" or "lowest20" (the mean of the smallest 20 %). */
+double stats_choose(const char *statistic, const struct stats *s, const double *x, size_t n);
+
 /* Median of x[0..n), sorting x in place. */
 double median_sorted_inplace(double *x, size_t n);
 

@@ -14,9 +14,11 @@
 #    10-20 % between runs) with their range, over miniMD's reference build on
 #    the same problem (half lists, reneighbouring every 20, -O3), which
 #    measured 2.40 M atom-steps/s on one core of this kind of machine.
-# 4. The model's honesty (issue 5): a ping-pong with sizes around the
-#    eager limit, each size's measured time against its fitted line; then a
-#    2-rank 1D sweep of every module against the model's prediction.
+# 4. The models' honesty: tools/model_check.py run (pingpong with every
+#    pattern the models use, then a 2-rank 1D sweep of every module against
+#    their prediction, in one run; target: median |error| <= 10 % per
+#    module), and tools/auto_check.py (how often exchange.module=auto would
+#    have picked the fastest module, and what a wrong pick cost).
 # 5. Checkpoints (issue 6): 32 000 and 4 M atoms written and read back,
 #    against dd writing as many bytes (tools/checkpoint_bench.sh).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
@@ -68,21 +70,12 @@ for np in (1, 2):
 PYEOF
 
 echo
-echo "== bench 4: the Hockney model against measurement, $NP ranks"
-out=results/bench/pingpong
-mpirun -np "$NP" "$SHIFTBOX" pingpong \
-    -s pingpong.bytes=0,8,64,512,1024,2048,4000,4200,8192,16384,65536,262144,1048576 \
-    --out "$out" >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
-grep -E '^Hockney|^  fit|protocol changes' "$out.log"
-/usr/bin/python3 tools/model_check.py pingpong "$out"
-out=results/bench/model-1d
-mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phases=x \
-    -s exchange.module=all -s exchange.k=1,2,4,8 -s exchange.bytes=10,1000,10000,100000 \
-    -s exchange.repetitions=300 -s exchange.warmup=50 \
-    -s model.hockney=results/bench/pingpong/hockney.json --out "$out" >"$out.log" 2>&1 ||
-    { cat "$out.log"; exit 1; }
-/usr/bin/python3 tools/model_check.py exchange "$out" | tail -n 4
-/usr/bin/python3 tools/plot_model.py "$out/exchange.csv" >/dev/null
+echo "== bench 4: the models against measurement, $NP ranks (target: median |error| <= 10 % per module)"
+# pingpong (every pattern the models use), then the 1D sweep of every
+# module with those costs, in one run; then how often auto chose the fastest
+/usr/bin/python3 tools/model_check.py run results/bench/model-check --np "$NP" || true
+/usr/bin/python3 tools/auto_check.py results/bench/model-check/sweep || true
+/usr/bin/python3 tools/plot_model.py results/bench/model-check/sweep/exchange.csv >/dev/null
 
 echo
 echo "== bench 5: checkpoints against dd, $NP ranks (target: write and read >= 0.5 x dd)"

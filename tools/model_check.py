@@ -1,16 +1,31 @@
 #!/usr/bin/python3
-"""How well the Hockney model predicts, from shiftbox's own outputs.
+"""How well the models predict, from shiftbox's own outputs.
 
+    tools/model_check.py run [OUTDIR] [--np 2] [--statistic median] [--target 10]
+        one run on this machine: shiftbox pingpong at the sweep's sizes, then
+        the 2-rank 1D sweep (every module, k = 1,2,4,8, 10 B .. 100 kB) with
+        those costs as model.hockney; prints each module's median |error|
+        against the target and exits 1 when one misses it
     tools/model_check.py pingpong PINGPONG_DIR
-        each size's measured one-way time (the statistic of hockney.json)
-        against the fitted line of its protocol segment, alpha + beta m
-    tools/model_check.py exchange EXCHANGE_DIR
-        each point's measured median against the model's prediction (a run
-        made with model.hockney), and per module the median |error|
+        each size's measured one-way time against its protocol segment's line
+    tools/model_check.py exchange EXCHANGE_DIR [--target PERCENT]
+        each point's measured time (stats.statistic) against the prediction
+        of a run made with model.hockney, and per module the median |error|;
+        with --target, exits 1 when a module's median misses it
+    tools/model_check.py smpi SWEEP_DIR [--target 10]
+        the same for tools/smpi_sweep.py's sweep.csv, per platform and module
 """
+import argparse
+import csv
 import json
+import os
 import statistics
+import subprocess
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZES = [10, 1000, 10000, 100000]
+KS = [1, 2, 4, 8]
 
 
 def pingpong(d):
@@ -38,26 +53,94 @@ def pingpong(d):
               f"{segs[1]['from_bytes']:.0f} bytes")
 
 
-def exchange(d):
-    s = json.load(open(f"{d}/summary.json"))
+def summarise(rows, key, target):
+    """rows: (group, error); prints the median |error| per group; the groups that miss."""
     per = {}
-    print(f"{'module':>12} {'k':>3} {'bytes':>8} {'median_us':>10} {'predicted':>10} "
-          f"{'error%':>7} 1sd")
+    for group, err in rows:
+        per.setdefault(group, []).append(abs(err))
+    missed = []
+    for group, errs in per.items():
+        med = statistics.median(errs)
+        verdict = "" if target is None else ("  ok" if med * 100 <= target else "  MISSED")
+        print(f"{key(group)}: median |error| {med * 100:.1f} %, largest {max(errs) * 100:.1f} % "
+              f"over {len(errs)} points{verdict}")
+        if target is not None and med * 100 > target:
+            missed.append(group)
+    return missed
+
+
+def exchange(d, target=None, quiet=False):
+    s = json.load(open(f"{d}/summary.json"))
+    rows = []
+    if not quiet:
+        print(f"{'module':>12} {'c':>2} {'k':>3} {'bytes':>8} {'measured_us':>11} "
+              f"{'predicted':>10} {'error%':>7}")
     for p in s["points"]:
         if "predicted_s" not in p:
             sys.exit(f"model_check: {d} was run without model.hockney")
-        t = p["time_s"]["median"]
+        t = p["statistic_s"]
         err = p["prediction_error"]
-        per.setdefault(p["module"], []).append(abs(err))
-        print(f"{p['module']:>12} {p['k']:>3} {p['bytes']:>8} {t * 1e6:>10.3f} "
-              f"{p['predicted_s'] * 1e6:>10.3f} {err * 100:>7.1f} "
-              f"{'yes' if p['prediction_within_sd'] else 'no'}")
-    for module, errs in per.items():
-        print(f"{module}: median |error| {statistics.median(errs) * 100:.1f} %, largest "
-              f"{max(errs) * 100:.1f} % over {len(errs)} points")
+        rows.append((p["module"], err))
+        if not quiet:
+            print(f"{p['module']:>12} {p['team_size']:>2} {p['k']:>3} {p['bytes']:>8} "
+                  f"{t * 1e6:>11.3f} {p['predicted_s'] * 1e6:>10.3f} {err * 100:>7.1f}")
+    stat = s["points"][0].get("compared_statistic", "median") if s["points"] else "?"
+    print(f"# measured: the {stat} of each point's times")
+    return summarise(rows, lambda g: g, target)
+
+
+def smpi(d, target):
+    rows = []
+    for r in csv.DictReader(open(f"{d}/sweep.csv")):
+        if r["error"] == "":
+            continue
+        rows.append(((r["platform"], r["module"]), float(r["error"])))
+    return summarise(rows, lambda g: f"{g[0]:>8} {g[1]:<12}", target)
+
+
+def run(out, nranks, statistic, target):
+    os.makedirs(out, exist_ok=True)
+    binary = os.environ.get("SHIFTBOX", os.path.join(ROOT, "build", "shiftbox"))
+    mpirun = ["mpirun", "-np", str(nranks), binary]
+    pp = os.path.join(out, "pingpong")
+    sizes = [0] + SIZES
+    steps = [
+        mpirun + ["pingpong", "-s", "pingpong.bytes=" + ",".join(map(str, sizes)),
+                  "-s", f"stats.statistic={statistic}", "--out", pp],
+        mpirun + ["exchange", "-s", f"decomp.dims={nranks},1,1", "-s", "exchange.phases=x",
+                  "-s", "exchange.module=all", "-s", "exchange.k=" + ",".join(map(str, KS)),
+                  "-s", "exchange.bytes=" + ",".join(map(str, SIZES)),
+                  "-s", "exchange.repetitions=300", "-s", "exchange.warmup=50",
+                  "-s", f"stats.statistic={statistic}",
+                  "-s", f"model.hockney={pp}/hockney.json", "--out", os.path.join(out, "sweep")],
+    ]
+    for cmd in steps:
+        log = os.path.join(out, cmd[4] + ".log")
+        with open(log, "w") as f:
+            if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode != 0:
+                sys.exit(f"model_check: {' '.join(cmd)} failed; see {log}")
+    print(f"# {nranks} ranks, a 1D row (seed 000 sec. 4.2): pingpong then the sweep, one run; "
+          f"target: median |error| <= {target:g} % per module")
+    missed = exchange(os.path.join(out, "sweep"), target, quiet=True)
+    return missed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["run", "pingpong", "exchange", "smpi"])
+    ap.add_argument("dir", nargs="?", default=os.path.join(ROOT, "results", "model-check"))
+    ap.add_argument("--np", type=int, default=2)
+    ap.add_argument("--statistic", default="median", choices=["mean", "median", "min", "lowest20"])
+    ap.add_argument("--target", type=float, default=10.0)
+    a = ap.parse_args()
+    if a.mode == "pingpong":
+        pingpong(a.dir)
+        return
+    if a.mode == "exchange":
+        sys.exit(1 if exchange(a.dir, a.target if "--target" in sys.argv else None) else 0)
+    missed = run(a.dir, a.np, a.statistic, a.target) if a.mode == "run" else smpi(a.dir, a.target)
+    sys.exit(1 if missed else 0)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("pingpong", "exchange"):
-        sys.exit(__doc__)
-    {"pingpong": pingpong, "exchange": exchange}[sys.argv[1]](sys.argv[2])
+    main()

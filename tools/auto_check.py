@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""Does exchange.module=auto choose well?  At every point of a sweep, the
+module the model predicts fastest (what auto runs, src/cmd_exchange.c
+choose()) against the module measured (or simulated) fastest, and the time
+a wrong choice loses.
+
+    tools/auto_check.py EXCHANGE_DIR...   summary.json of shiftbox exchange runs
+                                          made with model.hockney and every module
+    tools/auto_check.py SWEEP_DIR         tools/smpi_sweep.py's sweep.csv
+    options: --hits 90 --loss 20          the targets (percent); exit 1 when missed
+
+A point is one platform, rank count, grid and team size, k and payload;
+its candidates are the modules that ran there (on teams of c > 1 the other
+modules run on the team leaders of the same boxes, as auto would).
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+
+def points_from_summary(d):
+    s = json.load(open(os.path.join(d, "summary.json")))
+    for p in s["points"]:
+        if "predicted_s" not in p:
+            sys.exit(f"auto_check: {d} was run without model.hockney")
+        yield ((d, p["team_size"], tuple(p["dims"]), p["k"], p["bytes"], p["payload"]),
+               p["module"], p["statistic_s"], p["predicted_s"])
+
+
+def points_from_sweep(d):
+    for r in csv.DictReader(open(os.path.join(d, "sweep.csv"))):
+        if r["predicted_s"] == "":
+            continue
+        yield ((r["platform"], int(r["ranks"]), int(r["team_size"]), r["dims"], int(r["k"]),
+                int(r["bytes"])), r["module"], float(r["time_s"]), float(r["predicted_s"]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--hits", type=float, default=90.0)
+    ap.add_argument("--loss", type=float, default=20.0)
+    a = ap.parse_args()
+    groups = {}
+    for d in a.dirs:
+        source = points_from_sweep if os.path.exists(os.path.join(d, "sweep.csv")) else \
+            points_from_summary
+        for key, module, measured, predicted in source(d):
+            groups.setdefault(key, {})[module] = (measured, predicted)
+    points = hits = 0
+    worst = 0.0
+    wrong = []
+    for key, mods in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        if len(mods) < 2:
+            continue
+        chosen = min(mods, key=lambda m: mods[m][1])
+        best = min(mods, key=lambda m: mods[m][0])
+        points += 1
+        loss = mods[chosen][0] / mods[best][0] - 1.0 if mods[best][0] > 0 else 0.0
+        if chosen == best or loss <= 0.0:
+            hits += 1
+            continue
+        worst = max(worst, loss)
+        wrong.append((loss, key, chosen, best))
+    if points == 0:
+        sys.exit("auto_check: no point with two modules or more to choose from")
+    rate = 100.0 * hits / points
+    print(f"auto chose the fastest module at {hits} of {points} points ({rate:.1f} %; target "
+          f">= {a.hits:g} %); the worst wrong choice lost {worst * 100:.1f} % (target <= "
+          f"{a.loss:g} %)")
+    for loss, key, chosen, best in sorted(wrong, reverse=True)[:15]:
+        print(f"  {'/'.join(map(str, key))}: chose {chosen}, {best} was {loss * 100:.1f} % faster")
+    sys.exit(0 if rate >= a.hits and worst * 100 <= a.loss else 1)
+
+
+if __name__ == "__main__":
+    main()
