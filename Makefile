@@ -3,13 +3,16 @@
 #   make deps     install the Debian packages (DESIGN.md) that are missing
 #   make          build build/shiftbox                     (the default: all)
 #   make run      deps + build + the default workload on 2 ranks
-#   make check    deps + build + every test; ends with "N passed, N failed"
+#   make check    deps + build (and the SMPI build) + every test; ends with
+#                 "N passed, N failed"
 #   make bench    deps + build + the benchmarks under tools/ (ratios from one run)
 #   make clean    remove build/
 #
 # Options: CUDA=auto|0|1 (build the CUDA parts when nvcc is found / never /
-# always), ASAN=1 (AddressSanitizer + UBSan, in build/asan), NP=2 (ranks of
-# make run), V=1 (print whole compiler commands).
+# always), ASAN=1 (AddressSanitizer + UBSan, in build/asan), SIMGRID=1 (the
+# SimGrid SMPI binary build/smpi/shiftbox: exchange, pingpong and model on
+# simulated platforms; tools/smpi-run.sh runs it), NP=2 (ranks of make run),
+# V=1 (print whole compiler commands).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -17,6 +20,7 @@ SHELL := /bin/bash
 
 ASAN ?= 0
 CUDA ?= auto
+SIMGRID ?= 0
 NP   ?= 2
 V    ?= 0
 ifeq ($(V),1)
@@ -27,7 +31,9 @@ Q := @
 say = @printf '  %-5s %s\n'
 endif
 
-ifeq ($(ASAN),1)
+ifeq ($(SIMGRID),1)
+BUILD ?= build/smpi
+else ifeq ($(ASAN),1)
 BUILD ?= build/asan
 else
 BUILD ?= build
@@ -42,7 +48,7 @@ endif
 
 DEB_PACKAGES := build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
                 libinih-dev libcjson-dev libcmocka-dev python3-matplotlib python3-numpy \
-                python3-h5py
+                python3-h5py libsimgrid-dev
 
 # ---- toolchain --------------------------------------------------------------
 # Flags are evaluated when a recipe runs (=, not :=), after `make deps` has
@@ -57,6 +63,17 @@ CFLAGS  = $(CSTD) $(WARN) $(OPT) $(OPENMP) $(SAN) $(shell pkg-config --cflags $(
 LDLIBS  = $(shell pkg-config --libs $(PKGS)) -lm
 ifeq ($(ASAN),1)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+# SimGrid's SMPI: the same sources through smpicc, without what SMPI cannot
+# link (HDF5, CUDA) and the commands that need it; SB_SMPI guards those few
+# lines (src/main.c, src/report.c).  Each simulated rank gets its own copy of
+# the globals through smpirun's privatization (its default).
+ifeq ($(SIMGRID),1)
+CC      := smpicc
+PKGS    := inih libcjson
+CSTD    += -DSB_SMPI
+OPENMP  :=
+override CUDA := 0
 endif
 
 NVCC_FOUND := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
@@ -115,10 +132,19 @@ SRC      += $(CU_SRC:%_cuda.cu=%_none.c)
 GPU_OBJ  :=
 GPU_LIBS :=
 endif
+ifeq ($(SIMGRID),1)
+# exchange, pingpong and model: md (HDF5 checkpoints), stencil (CUDA, helper
+# threads) and smpcost (shared-memory windows of one real node) stay out.
+SRC := $(filter-out src/cmd_md.c src/cmd_stencil.c src/cmd_smpcost.c src/md/% src/checkpoint/% \
+         src/stencil/% gpu/backend_%,$(SRC))
+endif
 OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(GPU_OBJ)
 LIB_OBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
 
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+ifeq ($(SIMGRID),1)
+UNIT_TESTS :=
+endif
 
 # ---- targets --------------------------------------------------------------------
 .PHONY: all deps run check bench clean tests format
@@ -155,6 +181,7 @@ run: deps
 
 check: deps
 	@$(MAKE) --no-print-directory tests
+	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory SIMGRID=1 ASAN=0 all; fi
 	@SHIFTBOX=$(BIN) BUILD=$(BUILD) tests/run-all.sh
 
 bench: deps

@@ -16,20 +16,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef SB_SMPI
 static const char *const md_sections[] = {"run",        "decomp", "exchange", "md",
-                                          "checkpoint", "model",  NULL};
+                                          "checkpoint", "model",  "timer",    NULL};
+#endif
 static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
-                                                "model", "stats",  NULL};
-static const char *const pingpong_sections[] = {"pingpong", "stats", NULL};
-static const char *const model_sections[] = {"exchange", "model", NULL};
-static const char *const stencil_sections[] = {"decomp", "stencil", NULL};
-static const char *const smpcost_sections[] = {"run", "smpcost", NULL};
+                                                "model", "stats",  "timer", NULL};
+static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", NULL};
+static const char *const model_sections[] = {"exchange", "model", "timer", NULL};
+#ifndef SB_SMPI
+static const char *const stencil_sections[] = {"decomp", "stencil", "timer", NULL};
+static const char *const smpcost_sections[] = {"run", "smpcost", "timer", NULL};
+#endif
 
 static const struct command commands[] = {
+#ifndef SB_SMPI
     {"md",
      "the proxy MD workload: Lennard-Jones particles whose ghosts travel through an exchange "
      "module (the miniMD / LAMMPS LJ benchmark)",
      md_sections, cmd_md},
+#endif
     {"exchange",
      "sweep modules, grids, team sizes, k and payloads; time, verify every byte, report "
      "statistics",
@@ -42,6 +48,7 @@ static const struct command commands[] = {
      "predict every module's exchange time from hockney.json (no MPI run needed); the "
      "Team Shift / Shift trade-off points",
      model_sections, cmd_model},
+#ifndef SB_SMPI
     {"stencil",
      "the deep-halo stencil (seed 004) in 2D and 3D on the CUDA or CPU backend: segment times, "
      "overlap, and the field verified bit for bit",
@@ -50,8 +57,25 @@ static const struct command commands[] = {
      "what copies through shared memory cost on this node (seed 003): good and bad supersteps, "
      "cost functions fitted and validated, ShiftBox's copy patterns inside the interval",
      smpcost_sections, cmd_smpcost},
+#endif
 };
 static const int ncommands = (int)(sizeof commands / sizeof commands[0]);
+
+#ifdef SB_SMPI
+/* The SimGrid build (Makefile SIMGRID=1) leaves out what SMPI cannot link. */
+static const char *const not_in_smpi[][2] = {
+    {"md", "its checkpoints need HDF5"},
+    {"stencil", "its backends need CUDA or a helper thread per rank"},
+    {"smpcost", "it measures one real node's shared memory"},
+};
+
+static const char *smpi_excluded(const char *name)
+{
+    for (size_t i = 0; i < sizeof not_in_smpi / sizeof not_in_smpi[0]; i++)
+        if (!strcmp(not_in_smpi[i][0], name)) return not_in_smpi[i][1];
+    return NULL;
+}
+#endif
 
 static const struct command *find_command(const char *name)
 {
@@ -196,6 +220,13 @@ static int run(int argc, char **argv)
         return SB_OK;
     }
     const struct command *cmd = a.command ? find_command(a.command) : NULL;
+#ifdef SB_SMPI
+    if (a.command && !cmd && smpi_excluded(a.command)) {
+        log_error("'%s' is not in the SMPI build: %s; run it with build/shiftbox", a.command,
+                  smpi_excluded(a.command));
+        return SB_EUSAGE;
+    }
+#endif
     if (a.command && !cmd) {
         char known[256] = "";
         for (int i = 0; i < ncommands; i++)
@@ -223,7 +254,7 @@ static int run(int argc, char **argv)
         config_free(&cfg);
         return rc;
     }
-    timer_calibrate(&ctx.timer, 1 << 20);
+    timer_calibrate(&ctx.timer, (long)cfg_int(&cfg, "timer.samples"));
     print_start(&ctx);
     rc = cmd->run(&ctx);
     config_free(&cfg);

@@ -2,7 +2,9 @@
 #include "log.h"
 #include "../gpu/device.h"
 
+#ifndef SB_SMPI
 #include <hdf5.h>
+#endif
 #include <mpi.h>
 
 #include <errno.h>
@@ -191,11 +193,15 @@ cJSON *report_environment(int nranks, const struct timer_calibration *cal)
     char gpu[256];
     gpu_probe(gpu, sizeof gpu);
     cJSON_AddStringToObject(env, "gpu", gpu);
+#ifdef SB_SMPI /* the SimGrid build links no HDF5 (Makefile SIMGRID=1) */
+    cJSON_AddStringToObject(env, "hdf5", "none (SMPI build)");
+#else
     unsigned major = 0, minor = 0, release = 0;
     H5get_libversion(&major, &minor, &release);
     char hdf5[32];
     snprintf(hdf5, sizeof hdf5, "%u.%u.%u", major, minor, release);
     cJSON_AddStringToObject(env, "hdf5", hdf5);
+#endif
     cJSON_AddStringToObject(env, "compiler", __VERSION__);
     char date[64];
     time_t now = time(NULL);

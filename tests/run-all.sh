@@ -15,6 +15,7 @@ fi
 
 passed=0
 failed=0
+skipped=()
 started=$SECONDS
 
 for t in "$BUILD"/tests/test_*; do
@@ -30,12 +31,13 @@ for t in "$BUILD"/tests/test_*; do
     failed=$((failed + f))
 done
 
-for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/model.sh tests/stencil.sh tests/smpcost.sh tests/mpi-exchange.sh \
-    tests/regression.sh tests/bundle.sh; do
+for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/model.sh tests/smpi.sh tests/stencil.sh \
+    tests/smpcost.sh tests/mpi-exchange.sh tests/regression.sh tests/bundle.sh; do
     echo "== $suite"
     log=$(mktemp)
     "$suite" 2>&1 | tee "$log"
     last=$(tail -n 1 "$log")
+    while IFS= read -r line; do skipped+=("${line#SKIP - }"); done < <(grep '^SKIP - ' "$log")
     rm -f "$log"
     if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
         passed=$((passed + BASH_REMATCH[1]))
@@ -47,5 +49,9 @@ for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/model.sh tests/s
 done
 
 echo "all tests took $((SECONDS - started)) s"
+if [[ ${#skipped[@]} -gt 0 ]]; then
+    echo "${#skipped[@]} skipped (neither passed nor failed):"
+    printf '  SKIP %s\n' "${skipped[@]}"
+fi
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

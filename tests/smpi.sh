@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# ShiftBox at scale on SimGrid's SMPI (make SIMGRID=1, tools/smpi-run.sh):
+# every byte verified on 64 simulated ranks, a fault caught there too, the
+# platforms' link figures measured back by pingpong, the models against the
+# simulation (and a wrong model caught), and the wrapper's refusals.  Skipped,
+# visibly, only where smpicc is missing (make deps installs libsimgrid-dev).
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUN=$ROOT/tools/smpi-run.sh
+SMPI_BIN=${SHIFTBOX_SMPI:-$ROOT/build/smpi/shiftbox}
+export SHIFTBOX_SMPI=$SMPI_BIN
+
+if ! command -v smpicc >/dev/null || [[ ! -x $SMPI_BIN ]]; then
+    skip "SMPI suite" "smpicc or $SMPI_BIN missing (install libsimgrid-dev, make SIMGRID=1)"
+    echo "$PASSED passed, $FAILED failed"
+    exit 0
+fi
+FT=$ROOT/configs/platforms/fattree.xml
+TORUS=$ROOT/configs/platforms/torus-64.xml
+
+# ---- byte verification on 64 simulated ranks ------------------------------------------
+expect "64 simulated ranks: every module, teams of 1 and 4, every byte" 0 \
+    'verified: true \(32 points, 0 failed' -- \
+    timeout 300 "$RUN" -np 64 exchange -s exchange.module=all -s exchange.team_size=1,4 \
+    -s exchange.k=1,2 -s exchange.bytes=10,5000 -s exchange.repetitions=1 \
+    -s exchange.warmup=1 --out "$TEST_TMP/sim64"
+expect "... the summary is a real run's, with the simulation beside it" 0 -- \
+    $PY - "$TEST_TMP/sim64" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(f"{d}/summary.json"))
+assert s["environment"]["mpi_library"].startswith("SMPI") and s["environment"]["ranks"] == 64
+assert s["verification"] == "every byte" and s["verified"] is True
+assert all(p["verified"] and p["wrong_bytes"] == 0 for p in s["points"])
+sim = json.load(open(f"{d}/simulation.json"))
+assert sim["ranks"] == 64 and sim["exit_code"] == 0 and sim["platform"].endswith("fattree.xml")
+PYEOF
+expect "a flipped byte on simulated rank 17 is caught" 1 'verify: .*expected 0x' \
+    'verified: false' -- \
+    timeout 120 "$RUN" -np 64 exchange -s exchange.module=shift,direct -s exchange.k=1 \
+    -s exchange.bytes=100 -s exchange.repetitions=1 -s exchange.warmup=0 \
+    -s exchange.inject_fault=17
+expect "shared buffers: timings only, recorded as such" 0 'verification: off' -- \
+    timeout 120 "$RUN" -np 64 --shared-malloc 262144 exchange -s exchange.module=shift \
+    -s exchange.k=1 -s exchange.bytes=100000 -s exchange.repetitions=1 -s exchange.verify=0 \
+    --out "$TEST_TMP/shared"
+expect "... summary.json says verification off and claims no verdict" 0 -- \
+    $PY -c "import json; s = json.load(open('$TEST_TMP/shared/summary.json')); \
+assert s['verification'] == 'off' and 'verified' not in s and \
+all('verified' not in p for p in s['points'])"
+
+# ---- the platforms measured back ------------------------------------------------------
+# fat tree: 0.5 us of software at the sender (smpi/os; MPI_Ssend) + 2 links of
+# 10 ns within a leaf, 25 GB/s; torus: 1.5 us + one hop of 100 ns, 175 MB/s
+measured() { # PLATFORM OUT ALPHA_S BETA_S_PER_BYTE
+    "$RUN" -np 2 --platform "$1" pingpong -s pingpong.bytes=0,10,1000,10000,100000,1000000 \
+        -s pingpong.trials=3 -s pingpong.warmup=1 -s pingpong.copy_bytes=0,1000 \
+        --out "$2" >"$2.log" 2>&1 || return 1
+    $PY - "$2/hockney.json" "$3" "$4" <<'PYEOF'
+import json, sys
+h = json.load(open(sys.argv[1]))
+alpha, beta = float(sys.argv[2]), float(sys.argv[3])
+seg = h["segments"][-1]
+print(f"alpha {h['alpha_s']:.4e} s (platform {alpha:.4e}), beta {seg['beta_s_per_byte']:.4e} "
+      f"s/B (platform {beta:.4e})")
+# SMPI's messages carry a few bytes of envelope: alpha within 0.1 us
+assert abs(h["alpha_s"] - alpha) <= max(0.01 * alpha, 0.1e-6), "alpha"
+assert abs(seg["beta_s_per_byte"] - beta) <= 0.01 * beta, "beta"
+PYEOF
+}
+expect "pingpong measures the fat tree's alpha and beta back" 0 -- \
+    measured "$FT" "$TEST_TMP/pp-ft" 0.52e-6 0.04e-9
+expect "pingpong measures the torus's alpha and beta back" 0 -- \
+    measured "$TORUS" "$TEST_TMP/pp-torus" 1.6e-6 5.7142857e-9
+expect "a platform file with other figures does not pass for the fat tree" 1 -- \
+    measured "$TORUS" "$TEST_TMP/pp-wrong" 0.52e-6 0.04e-9
+
+# ---- the models against the simulation -------------------------------------------------
+expect "model against simulation, 64 ranks of the fat tree: median |error| <= 10 % per module" 0 \
+    'shift: median' 'direct: median' -- \
+    bash -c "'$RUN' -np 64 exchange -s exchange.module=all -s exchange.team_size=1 \
+        -s exchange.k=1,2 -s exchange.bytes=10,1000,70000 -s exchange.repetitions=1 \
+        -s exchange.warmup=1 -s exchange.verify=0 -s model.hockney='$TEST_TMP/pp-ft/hockney.json' \
+        --out '$TEST_TMP/model64' >'$TEST_TMP/model64.log' 2>&1 && \
+        $PY '$ROOT/tools/model_check.py' exchange '$TEST_TMP/model64' --target 10 >'$TEST_TMP/model64.txt'; \
+        rc=\$?; tail -n 5 '$TEST_TMP/model64.txt'; exit \$rc"
+# The check can fail: costs half again the fat tree's (every curve's times
+# x 1.5) must miss the same simulation.
+wrong_costs() {
+    $PY - "$TEST_TMP/pp-ft/hockney.json" "$TEST_TMP/wrong.json" <<'PYEOF'
+import json, sys
+h = json.load(open(sys.argv[1]))
+for c in [h] + [h[k] for k in ("send", "duplex", "gap") if k in h]:
+    for p in c["per_size"]:
+        p["time_s"] *= 1.5
+json.dump(h, open(sys.argv[2], "w"))
+PYEOF
+    "$RUN" -np 64 exchange -s exchange.module=all -s exchange.team_size=1 -s exchange.k=1 \
+        -s exchange.bytes=10,1000,70000 -s exchange.repetitions=1 -s exchange.warmup=1 \
+        -s exchange.verify=0 -s model.hockney="$TEST_TMP/wrong.json" --out "$TEST_TMP/wrong64" \
+        >"$TEST_TMP/wrong64.log" 2>&1 || return 3
+    $PY "$ROOT/tools/model_check.py" exchange "$TEST_TMP/wrong64" --target 10 >"$TEST_TMP/wrong.txt"
+    local rc=$?
+    tail -n 5 "$TEST_TMP/wrong.txt"
+    return $rc
+}
+expect "... and costs half again too high miss it" 1 'MISSED' -- wrong_costs
+
+# ---- refusals ---------------------------------------------------------------------------
+expect "shared buffers without exchange.verify=0 are refused" 2 'add -s exchange.verify=0' -- \
+    "$RUN" -np 4 --shared-malloc 65536 exchange
+expect "more ranks than the platform has hosts" 2 'has 64 hosts' -- \
+    "$RUN" -np 65 --platform "$TORUS" exchange
+expect "md is not in the SMPI build, and says why" 2 "'md' is not in the SMPI build: its checkpoints need HDF5" -- \
+    "$RUN" -np 2 md
+expect "a platform that is not there" 2 'cannot read it' -- \
+    "$RUN" -np 2 --platform /nonexistent.xml exchange
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
