@@ -44,9 +44,15 @@ int parse_args(int argc, char **argv, struct args *a, struct sb_msg *m)
             a->overrides[a->noverrides++] = value;
         } else if ((got = option_value(argc, argv, &i, "-o", "--out", &value, m)) != 0) {
             if (got < 0) return SB_EUSAGE;
+            if (a->out_dir)
+                return sb_fail(m, SB_EUSAGE, "--out given twice ('%s' and '%s'); accepted: one "
+                               "directory", a->out_dir, value);
             a->out_dir = value;
         } else if ((got = option_value(argc, argv, &i, "--restart", "--restart", &value, m)) != 0) {
             if (got < 0) return SB_EUSAGE;
+            if (a->restart)
+                return sb_fail(m, SB_EUSAGE, "--restart given twice ('%s' and '%s'); accepted: "
+                               "one checkpoint", a->restart, value);
             a->restart = value;
         } else if (arg[0] == '-') {
             return sb_fail(m, SB_EUSAGE,

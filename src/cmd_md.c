@@ -404,7 +404,8 @@ static int write_checkpoint(struct md_run *r, long step, struct sb_msg *m)
     char path[PATH_MAX];
     checkpoint_path(&r->ckpt, "md", step, path, sizeof path);
     double started = MPI_Wtime();
-    CHECK(md_state_save(path, &r->info, &r->p, step, r->conserved0, checkpoint_abort_now(&r->ckpt),
+    CHECK(checkpoint_room(&r->ckpt, path, md_state_file_estimate(&r->info), m));
+    CHECK(md_state_save(path, &r->info, &r->p, step, r->conserved0, checkpoint_fault_now(&r->ckpt),
                         m));
     CHECK(checkpoint_commit(&r->ckpt, path, started, m));
     charge(r, T_CHECKPOINT);

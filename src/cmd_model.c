@@ -186,7 +186,8 @@ int cmd_model(struct run_ctx *ctx)
     print_tables(p, ctx->rank == 0 ? csv.f : NULL);
     cJSON *trade = cJSON_CreateArray();
     print_tradeoffs(p, trade);
-    log_info("\nverified: true (predictions only; docs/MODEL.md derives them)");
+    /* nothing was run, so nothing was compared: no verdict */
+    log_info("\npredictions only (no exchange was run, no verdict); docs/MODEL.md derives them");
     if (ctx->rank == 0 && ctx->out_dir) {
         rc = report_text_commit(&csv, ctx->out_dir, "model.csv");
         cJSON *root =

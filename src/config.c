@@ -42,8 +42,21 @@ static bool section_known(const char *section)
 bool section_listed(const char *const *sections, const char *section)
 {
     if (!sections) return true;
+    size_t n = strlen(section);
     for (int i = 0; sections[i]; i++)
-        if (!strcmp(sections[i], section)) return true;
+        if (!strncmp(sections[i], section, n) && (!sections[i][n] || sections[i][n] == '.'))
+            return true;
+    return false;
+}
+
+bool key_listed(const char *const *sections, const char *section, const char *name)
+{
+    if (!sections) return true;
+    size_t n = strlen(section);
+    for (int i = 0; sections[i]; i++)
+        if (!strncmp(sections[i], section, n) &&
+            (!sections[i][n] || (sections[i][n] == '.' && !strcmp(sections[i] + n + 1, name))))
+            return true;
     return false;
 }
 
@@ -52,6 +65,7 @@ void config_init(struct config *c)
     c->nkeys = key_count();
     c->value = sb_calloc((size_t)c->nkeys, sizeof *c->value, "configuration values");
     c->origin = sb_calloc((size_t)c->nkeys, sizeof *c->origin, "configuration origins");
+    c->line = sb_calloc((size_t)c->nkeys, sizeof *c->line, "configuration lines");
     for (int i = 0; i < c->nkeys; i++) {
         c->value[i] = sb_strdup(config_keys[i].fallback);
         c->origin[i] = "default";
@@ -65,9 +79,11 @@ void config_free(struct config *c)
         free(c->value[i]);
     free(c->value);
     free(c->origin);
+    free(c->line);
     free(c->file);
     c->value = NULL;
     c->origin = NULL;
+    c->line = NULL;
     c->file = NULL;
     c->nkeys = 0;
 }
@@ -468,10 +484,18 @@ int key_validate(const struct key_spec *k, const char *text, struct sb_msg *m)
 
 /* Stores a validated value; `origin` must outlive the configuration. */
 static int config_set(struct config *c, const char *section, const char *name, const char *value,
-                      const char *origin, const char *where, struct sb_msg *m)
+                      const char *origin, int line, const char *where, struct sb_msg *m)
 {
     int id = key_id(section, name);
     if (id < 0) return unknown_key(m, where, section, name);
+    /* once per key in the file, once per key among the -s (a -s may
+     * override the file: that is what it is for) */
+    if (line > 0 && c->line[id] > 0)
+        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice (first at line %d); accepted: one "
+                       "value per key", where, section, name, c->line[id]);
+    if (line < 0 && c->line[id] < 0)
+        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one -s per key", where,
+                       section, name);
     struct sb_msg why;
     if (key_validate(&config_keys[id], value, &why) != SB_OK)
         return sb_fail(m, SB_EUSAGE, "%s%s", where, why.text);
@@ -485,6 +509,7 @@ static int config_set(struct config *c, const char *section, const char *name, c
     memcpy(c->value[id], v, len);
     c->value[id][len] = '\0';
     c->origin[id] = origin;
+    c->line[id] = line;
     return SB_OK;
 }
 
@@ -495,7 +520,37 @@ struct ini_state {
     const char *name;
     int status;
     struct sb_msg msg;
+    const int *lines; /* the line of each key, in the order inih hands them over */
+    int nlines, calls;
 };
+
+/* The line numbers of the key lines (not blank, a comment or a [section]),
+ * which inih hands to the handler one by one (continuation lines are off);
+ * SB_EUSAGE for a line inih would split (ini_max_line). */
+static int scan_lines(const char *text, const char *name, int **lines, int *n, struct sb_msg *m)
+{
+    int cap = 16, number = 0;
+    *n = 0;
+    *lines = sb_malloc((size_t)cap * sizeof **lines, "configuration lines");
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        number++;
+        if ((int)len > ini_max_line - 3)
+            return sb_fail(m, SB_EUSAGE, "%s:%d: longer than %d characters; accepted: shorter "
+                           "lines (a list can be given as ranges, e.g. 1-64)", name, number,
+                           ini_max_line - 3);
+        const char *q = p;
+        while (q < p + len && isspace((unsigned char)*q))
+            q++;
+        if (q < p + len && !strchr(";#[", *q)) {
+            if (*n == cap) *lines = sb_realloc(*lines, (size_t)(cap *= 2) * sizeof **lines, "lines");
+            (*lines)[(*n)++] = number;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return SB_OK;
+}
 
 static int ini_handler_fn(void *user, const char *section, const char *name, const char *value)
 {
@@ -510,15 +565,25 @@ static int ini_handler_fn(void *user, const char *section, const char *name, con
                              where, name);
         return 0;
     }
+    int line = st->calls < st->nlines ? st->lines[st->calls] : 1;
+    st->calls++;
     st->status = config_set(st->c, section, name, value, st->c->file ? st->c->file : st->name,
-                            where, &st->msg);
+                            line, where, &st->msg);
     return st->status == SB_OK;
 }
 
 int config_parse_text(struct config *c, const char *text, const char *name, struct sb_msg *m)
 {
     struct ini_state st = {.c = c, .name = name, .status = SB_OK};
+    int *lines = NULL;
+    if (scan_lines(text, name, &lines, &st.nlines, m) != SB_OK) {
+        free(lines);
+        return SB_EUSAGE;
+    }
+    st.lines = lines;
+    ini_allow_multiline = false; /* an indented line is a key of its own */
     int line = ini_parse_string(text, ini_handler_fn, &st);
+    free(lines);
     if (line == 0) return SB_OK;
     if (st.status != SB_OK) {
         /* The message starts with the file name: insert the line number. */
@@ -547,7 +612,7 @@ int config_override(struct config *c, const char *assignment, struct sb_msg *m)
     section[slen] = '\0';
     memcpy(name, dot + 1, nlen);
     name[nlen] = '\0';
-    return config_set(c, section, name, eq + 1, "-s", "-s ", m);
+    return config_set(c, section, name, eq + 1, "-s", -1, "-s ", m);
 }
 
 /* ---- getters ------------------------------------------------------------ */
@@ -670,6 +735,53 @@ void cfg_dims(const struct config *c, const char *key, int dims[3])
     if (!parse_dims(c->value[id], dims, config_keys[id].imax)) dims[0] = dims[1] = dims[2] = 0;
 }
 
+/* ---- keys a command does not read ----------------------------------------- */
+
+/* Whether section.name is in config.ignore (a section, or section.key). */
+static bool ignored(const struct config *c, const char *section, const char *name)
+{
+    const char *list = c->value[key_id("config", "ignore")];
+    size_t sl = strlen(section), nl = strlen(name);
+    for (const char *p = list; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        size_t len = strcspn(p, ", \t");
+        if ((len == sl && !strncmp(p, section, sl)) ||
+            (len == sl + 1 + nl && !strncmp(p, section, sl) && p[sl] == '.' &&
+             !strncmp(p + sl + 1, name, nl)))
+            return true;
+        p += len;
+    }
+    return false;
+}
+
+int config_check_read(const struct config *c, const char *command, const char *const *reads,
+                      struct sb_msg *m)
+{
+    for (int i = 0; i < c->nkeys; i++) {
+        const struct key_spec *k = &config_keys[i];
+        if (c->line[i] == 0 || key_listed(reads, k->section, k->name) ||
+            ignored(c, k->section, k->name))
+            continue;
+        char where[300], list[600] = "";
+        if (c->line[i] > 0)
+            snprintf(where, sizeof where, "%s:%d: ", c->origin[i], c->line[i]);
+        else
+            snprintf(where, sizeof where, "-s ");
+        size_t len = 0;
+        for (int j = 0; reads[j] && len < sizeof list; j++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%s%s", j ? ", " : "",
+                                    strchr(reads[j], '.') ? "" : "[", reads[j],
+                                    strchr(reads[j], '.') ? "" : "]");
+        return sb_fail(m, SB_EUSAGE,
+                       "%s%s.%s: %s does not read this key, so it would be ignored; %s reads "
+                       "%s. A configuration shared by several commands names what the others "
+                       "read in config.ignore (e.g. [config] ignore = stencil,exchange.k)",
+                       where, k->section, k->name, command, command, list);
+    }
+    return SB_OK;
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 void config_write_ini(const struct config *c, const char *const *sections, FILE *f)
@@ -679,7 +791,9 @@ void config_write_ini(const struct config *c, const char *const *sections, FILE 
         if (!section_listed(sections, section)) continue;
         fprintf(f, "[%s]\n", section);
         for (int i = 0; i < c->nkeys; i++) {
-            if (strcmp(config_keys[i].section, section)) continue;
+            if (strcmp(config_keys[i].section, section) ||
+                !key_listed(sections, section, config_keys[i].name))
+                continue;
             if (strcmp(c->origin[i], "default"))
                 fprintf(f, "%-14s = %-20s ; from %s\n", config_keys[i].name, c->value[i],
                         c->origin[i]);
@@ -736,7 +850,7 @@ void config_write_help(const char *const *sections, FILE *f)
         fprintf(f, "\n  [%s]\n", section);
         for (int i = 0; config_keys[i].section; i++) {
             const struct key_spec *k = &config_keys[i];
-            if (strcmp(k->section, section)) continue;
+            if (strcmp(k->section, section) || !key_listed(sections, section, k->name)) continue;
             char type[128], key[128];
             snprintf(key, sizeof key, "%s.%s", k->section, k->name);
             fprintf(f, "    %-24s default %-14s (%s)\n", key, k->fallback,

@@ -51,6 +51,7 @@ struct config {
     int nkeys;
     char **value;        /* one text per key of config_keys */
     const char **origin; /* "default", a file name, or "-s" */
+    int *line;           /* the file's line that set it; -1: -s; 0: the default */
     char *file;          /* the configuration file, or NULL */
 };
 
@@ -114,7 +115,16 @@ void config_write_ini(const struct config *c, const char *const *sections, FILE 
 /* Writes the keys of the given sections with type, default and meaning. */
 void config_write_help(const char *const *sections, FILE *f);
 
-/* Returns true when `section` is one of the given sections (or sections is NULL). */
+/* A command's sections: "section" (every key) or "section.key" (that key).
+ * Whether any key of `section` is listed (or sections is NULL); whether
+ * section.name is. */
 bool section_listed(const char *const *sections, const char *section);
+bool key_listed(const char *const *sections, const char *section, const char *name);
+
+/* SB_EUSAGE, naming FILE:LINE or -s and what the command reads, for the
+ * first key set (in the file or with -s) that `command` does not read and
+ * config.ignore does not name. */
+int config_check_read(const struct config *c, const char *command, const char *const *reads,
+                      struct sb_msg *m);
 
 #endif

@@ -11,9 +11,15 @@
 
 const char *const config_sections[] = {"run",   "decomp",  "exchange", "md",    "checkpoint",
                                        "model", "pingpong", "stats",    "timer", "stencil",
-                                       "smpcost", NULL};
+                                       "smpcost", "config", NULL};
 
 const struct key_spec config_keys[] = {
+    /* [config] ---------------------------------------------------------- */
+    {"config", "ignore", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
+     "sections or section.key items, comma-separated, that a command which does not read them "
+     "passes over (a file shared by several commands); any other key a command does not read "
+     "is an error"},
+
     /* [run] ------------------------------------------------------------- */
     {"run", "seed", KEY_INT, "20231", 0, 4611686018427387903LL, NO_REAL, NULL,
      "seed of the payload patterns; a run depends on nothing else that is random"},
@@ -119,9 +125,11 @@ const struct key_spec config_keys[] = {
     {"checkpoint", "units", KEY_CHOICE, "reduced", NO_INT, NO_REAL, "reduced|none",
      "reduced: H5MD unit attributes in Lennard-Jones units (sigma, tau); none: no unit "
      "attributes (MDAnalysis refuses units it does not know)"},
-    {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|abort-during-write",
+    {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|abort-during-write|write-fails-on-one-rank",
      "abort-during-write: abort the job halfway through the run's second checkpoint (the "
-     "first is then complete and must survive)"},
+     "first is then complete and must survive); write-fails-on-one-rank: the last rank alone "
+     "fails a write of that checkpoint, as on a full disk (the job must end with exit 3, not "
+     "hang)"},
 
     /* [pingpong] -------------------------------------------------------- */
     {"pingpong", "source", KEY_INT, "0", 0, 1 << 30, NO_REAL, NULL,

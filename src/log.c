@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,6 +163,12 @@ char *sb_read_text(const char *path, const char *label, const char *accepted, si
                    struct sb_msg *m)
 {
     enum { LIMIT = 1 << 20 };
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        sb_fail(m, SB_EUSAGE, "%s: not a regular file (a FIFO, device or directory); accepted: %s",
+                label, accepted);
+        return NULL;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         sb_fail(m, SB_EUSAGE, "%s: cannot open: %s; accepted: %s", label, strerror(errno),

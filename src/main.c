@@ -12,21 +12,30 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef SB_SMPI
-static const char *const md_sections[] = {"run",        "decomp", "exchange", "md",
-                                          "checkpoint", "model",  "timer",    NULL};
+/* What each command reads: whole sections, or single keys (section.key);
+ * any other key set in a file or with -s is refused (config.ignore aside). */
+static const char *const md_sections[] = {
+    "run",        "decomp",        "exchange.module", "exchange.team_size", "md",
+    "checkpoint", "model.hockney", "model.smp",       "model.rendezvous",   "timer",
+    "config",     NULL};
 #endif
-static const char *const exchange_sections[] = {"run",   "decomp", "exchange",
-                                                "model", "stats",  "timer", NULL};
-static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", NULL};
-static const char *const model_sections[] = {"exchange", "model", "timer", NULL};
+static const char *const exchange_sections[] = {
+    "run",       "decomp",           "exchange", "model.hockney", "model.smp",
+    "model.rendezvous", "stats", "timer", "config", NULL};
+static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "config", NULL};
+static const char *const model_sections[] = {
+    "exchange.module",   "exchange.k", "exchange.bytes", "exchange.phases",
+    "exchange.team_size", "exchange.team_deliver", "model", "timer", "config", NULL};
 #ifndef SB_SMPI
-static const char *const stencil_sections[] = {"decomp", "stencil", "timer", NULL};
-static const char *const smpcost_sections[] = {"run", "smpcost", "timer", NULL};
+static const char *const stencil_sections[] = {"decomp", "stencil", "timer", "config", NULL};
+static const char *const smpcost_sections[] = {"run", "smpcost", "timer", "config", NULL};
 #endif
 
 static const struct command commands[] = {
@@ -135,6 +144,15 @@ static long read_config_text(const char *path, char **text, struct sb_msg *m)
                              &n, m);
         if (*text) len = (long)n;
     }
+    if (*text && strlen(*text) != (size_t)len) { /* a NUL byte would end the text early */
+        int line = 1;
+        for (const char *p = *text; *p; p++)
+            line += *p == '\n';
+        sb_fail(m, SB_EUSAGE, "-c %s:%d: a NUL byte; accepted: a text file", path, line);
+        free(*text);
+        *text = NULL;
+        len = -1;
+    }
     MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (len < 0) return -1;
     if (log_rank() != 0) *text = sb_malloc((size_t)len + 1, "the configuration file");
@@ -160,6 +178,7 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
     }
     for (int i = 0; i < a->noverrides; i++)
         CHECK(config_override(cfg, a->overrides[i], m));
+    CHECK(config_check_read(cfg, cmd->name, cmd->sections, m));
     if (!a->restart) return SB_OK;
     if (!section_listed(cmd->sections, "checkpoint"))
         return sb_fail(m, SB_EUSAGE, "--restart: %s writes no checkpoints; accepted with md",
@@ -261,8 +280,26 @@ static int run(int argc, char **argv)
     return rc;
 }
 
+/* SIGINT or SIGTERM reaching a rank ends it at once with 128 + the signal
+ * (130, 143: what shells report), after one line.  Nothing is left that
+ * looks complete: summary.json and the CSVs appear only when a run ends
+ * (written under a temporary name, then renamed), a checkpoint only when
+ * every rank has written it (NAME.tmp until then; the next run removes it). */
+static void on_signal(int sig)
+{
+    static const char text[] = "shiftbox: terminated by a signal; no summary written, an "
+                               "unfinished checkpoint stays NAME.tmp\n";
+    ssize_t ignored = write(STDERR_FILENO, text, sizeof text - 1);
+    (void)ignored;
+    _exit(128 + sig);
+}
+
 int main(int argc, char **argv)
 {
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rank = 0;

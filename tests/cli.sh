@@ -216,6 +216,11 @@ for f in "$ROOT"/configs/*.ini; do
             -s stencil.iterations=4 -s stencil.warmup=0 -s stencil.verify=1
         continue
     fi
+    if grep -q '^\[md\]' "$f"; then # an md config, a few steps on a small lattice
+        expect "configs/$(basename "$f") parses and runs" 0 'verified: true' -- \
+            "$SHIFTBOX" md -c "$f" -s md.cells=4,4,4 -s md.steps=2
+        continue
+    fi
     expect "configs/$(basename "$f") parses" 0 'verified: true' -- \
         "$SHIFTBOX" exchange -c "$f" -s decomp.dims=1,1,1 -s exchange.team_size=1 \
         -s exchange.k=1 -s exchange.bytes=8 -s exchange.repetitions=1 -s exchange.warmup=0

@@ -2,13 +2,34 @@
 #include "../log.h"
 #include "../report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+
+/* Rank 0: removes the *.h5md.tmp a killed run left in dir (a checkpoint
+ * that was never completed), one line each. */
+static void remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 9 || strcmp(e->d_name + n - 9, ".h5md.tmp")) continue;
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) == 0)
+            log_info("checkpoint: removed %s, an unfinished checkpoint of an earlier run", path);
+        else
+            log_warning("checkpoint: cannot remove %s: %s", path, strerror(errno));
+    }
+    closedir(d);
+}
 
 int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, const char *out_dir,
                          MPI_Comm comm, struct sb_msg *m)
@@ -18,7 +39,10 @@ int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, co
     c->every = (long)cfg_int(cfg, "checkpoint.every");
     c->at_end = cfg_bool(cfg, "checkpoint.at_end");
     c->keep = (int)cfg_int(cfg, "checkpoint.keep");
-    c->abort_during_write = !strcmp(cfg_text(cfg, "checkpoint.fault"), "abort-during-write");
+    const char *fault = cfg_text(cfg, "checkpoint.fault");
+    c->fault = !strcmp(fault, "abort-during-write") ? CHECKPOINT_FAULT_ABORT
+               : !strcmp(fault, "write-fails-on-one-rank") ? CHECKPOINT_FAULT_WRITE_ONE
+                                                            : CHECKPOINT_FAULT_NONE;
     const char *dir = cfg_text(cfg, "checkpoint.dir");
     if (!dir[0]) dir = out_dir ? out_dir : ".";
     if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir)
@@ -28,6 +52,7 @@ int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, co
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) rc = report_prepare_dir(c->dir, "checkpoint.dir", m);
+    if (rank == 0 && rc == SB_OK) remove_stale(c->dir);
     CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
     if (rc != SB_OK && rank != 0) sb_fail(m, rc, "checkpoint.dir '%s': not usable", c->dir);
     return rc;
@@ -51,9 +76,9 @@ void checkpoint_path(const struct checkpoint_plan *c, const char *kind, long ste
     snprintf(path, size, "%s/%s-%08ld.h5md", c->dir, kind, step);
 }
 
-bool checkpoint_abort_now(const struct checkpoint_plan *c)
+enum checkpoint_fault checkpoint_fault_now(const struct checkpoint_plan *c)
 {
-    return c->abort_during_write && c->count == 1;
+    return c->count == 1 ? c->fault : CHECKPOINT_FAULT_NONE;
 }
 
 int checkpoint_exists(const char *path, const char *key, struct sb_msg *m)
@@ -67,6 +92,30 @@ int checkpoint_exists(const char *path, const char *key, struct sb_msg *m)
     if (!S_ISREG(st.st_mode))
         return sb_fail(m, SB_EUSAGE, "%s = %s: not a regular file", key, path);
     return SB_OK;
+}
+
+int checkpoint_room(const struct checkpoint_plan *c, const char *path, double estimate,
+                    struct sb_msg *m)
+{
+    int rank, rc = SB_OK;
+    MPI_Comm_rank(c->comm, &rank);
+    if (rank == 0) {
+        /* the last file's size where there is one: it knows the overheads */
+        double need = c->count > 0 ? c->last_bytes : estimate;
+        need = need * 1.1 + 1e6;
+        struct statvfs fs;
+        if (statvfs(c->dir, &fs) != 0)
+            rc = sb_fail(m, SB_ERUNTIME, "checkpoint %s: statvfs of %s failed: %s", path, c->dir,
+                         strerror(errno));
+        else if ((double)fs.f_bavail * (double)fs.f_frsize < need)
+            rc = sb_fail(m, SB_ERUNTIME,
+                         "checkpoint %s: needs about %.1f MB, %s has %.1f MB free (statvfs); "
+                         "nothing was written and the earlier checkpoints are intact",
+                         path, need / 1e6, c->dir,
+                         (double)fs.f_bavail * (double)fs.f_frsize / 1e6);
+    }
+    CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm));
+    return rc; /* rank 0 says why */
 }
 
 /* fsync of a file or directory by name; -1 with errno on failure. */
@@ -118,6 +167,8 @@ int checkpoint_commit(struct checkpoint_plan *c, const char *path, double starte
     CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm));
     if (rc != SB_OK) return rc;
     c->count++;
+    CHECK_MPI(MPI_Bcast(&bytes, 1, MPI_DOUBLE, 0, c->comm));
+    c->last_bytes = bytes;
     double seconds = MPI_Wtime() - started;
     c->seconds += seconds;
     c->bytes += bytes;

@@ -13,21 +13,30 @@
 #include <mpi.h>
 #include <stdbool.h>
 
+/* checkpoint.fault: what the run's second checkpoint suffers. */
+enum checkpoint_fault {
+    CHECKPOINT_FAULT_NONE,
+    CHECKPOINT_FAULT_ABORT,      /* the job is aborted halfway through writing it */
+    CHECKPOINT_FAULT_WRITE_ONE,  /* the last rank alone fails a write, as on a full disk */
+};
+
 struct checkpoint_plan {
     long every;              /* 0: none on a schedule */
     bool at_end;             /* one after the last step too */
     int keep;                /* how many of this run's to keep; 0: all */
-    bool abort_during_write; /* checkpoint.fault = abort-during-write */
+    enum checkpoint_fault fault; /* checkpoint.fault */
     char dir[PATH_MAX];
     MPI_Comm comm;
     int count;                 /* checkpoints this run completed */
     char (*written)[PATH_MAX]; /* rank 0: the ones still kept, oldest first */
     int nwritten;
     double seconds, bytes; /* all of this run's writes */
+    double last_bytes;     /* the size of the newest */
 };
 
 /* Reads [checkpoint]; creates checkpoint.dir (default: --out DIR, else the
- * working directory) when checkpoints are due.  Collective over comm. */
+ * working directory) when checkpoints are due, and removes the *.h5md.tmp
+ * files a killed run left there (one line each).  Collective over comm. */
 int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, const char *out_dir,
                          MPI_Comm comm, struct sb_msg *m);
 void checkpoint_plan_free(struct checkpoint_plan *c);
@@ -39,9 +48,16 @@ bool checkpoint_due(const struct checkpoint_plan *c, long step, long last);
 void checkpoint_path(const struct checkpoint_plan *c, const char *kind, long step, char *path,
                      size_t size);
 
-/* Whether this write is to be cut off halfway (the fault of
- * checkpoint.fault): the run's second, when its first is complete. */
-bool checkpoint_abort_now(const struct checkpoint_plan *c);
+/* The fault this write suffers (checkpoint.fault): the run's second
+ * checkpoint's, when its first is complete; CHECKPOINT_FAULT_NONE else. */
+enum checkpoint_fault checkpoint_fault_now(const struct checkpoint_plan *c);
+
+/* Whether checkpoint.dir has room for the checkpoint PATH: the newest
+ * file's size (or `estimate` bytes before the first) with a margin against
+ * statvfs's free space; SB_ERUNTIME on every rank when not, before anything
+ * is written.  Collective. */
+int checkpoint_room(const struct checkpoint_plan *c, const char *path, double estimate,
+                    struct sb_msg *m);
 
 /* Makes PATH.tmp the checkpoint PATH (see above) and prunes old ones;
  * records its size and the time since `started`.  Collective. */

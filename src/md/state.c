@@ -4,6 +4,7 @@
 #include "../log.h"
 #include "../report.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -189,7 +190,7 @@ static double *global_positions(const struct particles *p, const struct md_geome
 
 static int write_particles(struct h5_file *f, const struct md_state_info *info,
                            const struct particles *p, const struct rows *r, long step,
-                           bool abort_halfway)
+                           enum checkpoint_fault fault, struct sb_msg *m)
 {
     const int rank = info->topo->rank;
     const double time = (double)step * info->prm->dt;
@@ -202,7 +203,12 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
     if (rc == SB_OK)
         rc = write_element(f, all, "position", H5T_NATIVE_DOUBLE, 3, r, x, rank, step, time,
                            info->units ? "sigma" : NULL, tau);
-    if (rc == SB_OK && abort_halfway) {
+    if (rc == SB_OK && fault == CHECKPOINT_FAULT_WRITE_ONE && rank == info->topo->nranks - 1)
+        rc = sb_fail(m, SB_ERUNTIME,
+                     "checkpoint %s: writing velocity: No space left on device (HDF5, in "
+                     "H5Dwrite; injected by checkpoint.fault = write-fails-on-one-rank)",
+                     f->path);
+    if (rc == SB_OK && fault == CHECKPOINT_FAULT_ABORT) {
         MPI_Barrier(info->topo->comm);
         log_error("checkpoint.fault = abort-during-write: aborting the job halfway through "
                   "writing %s",
@@ -237,8 +243,14 @@ static int place_rows(const struct topology *t, int n, struct rows *r, int64_t *
     return SB_OK;
 }
 
+double md_state_file_estimate(const struct md_state_info *info)
+{
+    const int *c = info->prm->cells;
+    return 4.0 * c[0] * c[1] * c[2] * 13 * 8 + 65536.0;
+}
+
 int md_state_save(const char *path, const struct md_state_info *info, const struct particles *p,
-                  long step, double conserved0, bool abort_halfway, struct sb_msg *m)
+                  long step, double conserved0, enum checkpoint_fault fault, struct sb_msg *m)
 {
     const struct topology *t = info->topo;
     struct particles none = {0};
@@ -253,15 +265,24 @@ int md_state_save(const char *path, const struct md_state_info *info, const stru
     if (rc == SB_OK) {
         hid_t parameters = -1;
         rc = write_h5md_header(&f);
-        if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, abort_halfway);
+        if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, fault, m);
         if (rc == SB_OK) rc = h5_group(&f, f.id, "parameters", &parameters);
         if (rc == SB_OK) rc = write_parameters(&f, parameters, info, step, conserved0);
         if (rc == SB_OK) rc = write_restart(&f, parameters, info, p, &r, per_rank);
         h5_close_group(parameters);
-        int closed = h5_close(&f);
-        if (rc == SB_OK) rc = closed;
+        if (rc == SB_OK) rc = h5_close(&f);
     }
     free(per_rank);
+    if (rc != SB_OK) {
+        /* A write failed here, maybe not on the other ranks, which may now
+         * wait inside a collective HDF5 call (MPI-IO, a metadata flush) that
+         * this rank will never join: no closing, no agreeing.  The partial
+         * file goes; the driver aborts the job with exit 3 (src/main.c). */
+        if (unlink(tmp) == 0 || errno == ENOENT)
+            snprintf(m->text + strlen(m->text), sizeof m->text - strlen(m->text),
+                     "; %s removed, earlier checkpoints untouched", tmp);
+        return SB_ERUNTIME;
+    }
     int worst = rc;
     CHECK_MPI(MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, t->comm));
     return worst;

@@ -21,6 +21,7 @@
 #ifndef SB_MD_STATE_H
 #define SB_MD_STATE_H
 
+#include "../checkpoint/checkpoint.h"
 #include "md.h"
 
 /* The run around the particles; the same on every rank. */
@@ -45,11 +46,19 @@ struct md_restart {
     double bytes, seconds; /* the file, and the time it took to load */
 };
 
+/* The bytes a checkpoint of this run takes, about: per atom position,
+ * velocity and id, and the two restart positions (13 values of 8 bytes),
+ * plus the attributes' and metadata's 64 KiB. */
+double md_state_file_estimate(const struct md_state_info *info);
+
 /* Writes PATH.tmp collectively (members of a team, which hold no
- * particles, take part with none).  With abort_halfway the job is aborted
- * after the positions are written (checkpoint.fault). */
+ * particles, take part with none).  A write that fails on any rank removes
+ * PATH.tmp and returns SB_ERUNTIME at once, without closing the file or
+ * waiting for the other ranks (the driver aborts the job).  The fault:
+ * abort the job after the positions are written, or fail the last rank's
+ * velocity write alone (checkpoint.fault). */
 int md_state_save(const char *path, const struct md_state_info *info, const struct particles *p,
-                  long step, double conserved0, bool abort_halfway, struct sb_msg *m);
+                  long step, double conserved0, enum checkpoint_fault fault, struct sb_msg *m);
 
 /* Reads a checkpoint into the leaders' particles (x, x0, v, id).  Exits
  * with SB_EUSAGE for a file that is missing, not a ShiftBox MD checkpoint,

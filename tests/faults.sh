@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Faults and bad input (issue 13): every rank ends with the same code within
+# 60 s, nothing hangs, nothing is silently accepted, and the files that were
+# there before are byte-identical afterwards.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LIMIT=60 # seconds: a case that takes longer has hung
+
+# fingerprint DIR: every file below DIR with its checksum, sorted
+fingerprint() { (cd "$1" && find . -type f ! -name '*.log' -print0 | sort -z | xargs -0r sha256sum); }
+
+# ---- 1. checkpoints on a full disk, a failing rank, a killed run's leftovers -------------
+MD=("${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.steps=20 -s checkpoint.every=5)
+SMALL=$TEST_TMP/small
+mkdir -p "$SMALL"
+if [[ $(id -u) -ne 0 ]] || ! command -v mount >/dev/null; then
+    skip "a full disk during a checkpoint" "mounting a small tmpfs needs root and mount"
+elif ! mount -t tmpfs -o size=2M tmpfs "$SMALL" 2>/dev/null; then
+    skip "a full disk during a checkpoint" "mount -t tmpfs was refused here"
+else
+    mkdir -p "$SMALL/a"
+    echo "an earlier result" >"$SMALL/a/keep.txt"
+    before=$(fingerprint "$SMALL")
+    expect "a full disk: exit 3 on every rank within ${LIMIT} s, naming the file and the room" 3 \
+        'md-00000005.h5md: needs about .* MB free \(statvfs\)' -- \
+        timeout $LIMIT "${MD[@]}" -s md.cells=16,16,16 --out "$SMALL/a"
+    if [[ $(fingerprint "$SMALL") == "$before" ]] && ! ls "$SMALL"/a/*.tmp >/dev/null 2>&1; then
+        pass "... the files there before are byte-identical, no partial file left"
+    else
+        fail "... the files there before are byte-identical, no partial file left"
+    fi
+    umount "$SMALL"
+fi
+
+CK=$TEST_TMP/ck
+mkdir -p "$CK"
+echo "left by a killed run" >"$CK/md-00000007.h5md.tmp"
+expect "one rank alone fails a checkpoint write: exit 3 within ${LIMIT} s, no hang" 3 \
+    'rank 1: checkpoint .*md-00000010.h5md.tmp: writing velocity' \
+    'md-00000010.h5md.tmp removed, earlier checkpoints untouched' \
+    'removed .*md-00000007.h5md.tmp, an unfinished checkpoint of an earlier run' -- \
+    timeout $LIMIT "${MD[@]}" -s md.cells=6,6,6 -s checkpoint.fault=write-fails-on-one-rank \
+    --out "$CK"
+if [[ $(cd "$CK" && ls *.h5md* | tr '\n' ' ') == "md-00000005.h5md " ]]; then
+    pass "... the first checkpoint stays, the partial and the stale .tmp are gone"
+else
+    fail "... the first checkpoint stays, the partial and the stale .tmp are gone ($(ls "$CK"))"
+fi
+expect "... and the first checkpoint restarts" 0 'verified: true' -- \
+    timeout $LIMIT "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=20 \
+    --restart "$CK/md-00000005.h5md" --out "$TEST_TMP/ck-restart"
+
+# ---- 4. configuration that must be refused, naming file:line or the option --------------
+CFG=$TEST_TMP/cfg
+mkdir -p "$CFG"
+printf '[exchange]\nk = 2\nbytes = 8\x00\nrepetitions = 3\n' >"$CFG/nul.ini"
+expect "a NUL byte in the file: exit 2 at its line" 2 'nul.ini:3: a NUL byte' -- \
+    "$SHIFTBOX" exchange -c "$CFG/nul.ini"
+{ echo '[exchange]'; echo "bytes = $(seq -s, 1 80)"; } >"$CFG/long.ini"
+expect "a line longer than inih takes: exit 2 at that line" 2 'long.ini:2: longer than 197' -- \
+    "$SHIFTBOX" exchange -c "$CFG/long.ini"
+printf '[exchange]\nk = 2\nbytes = 8\nk = 3\n' >"$CFG/twice.ini"
+expect "a key given twice in the file: exit 2 naming both lines" 2 \
+    'twice.ini:4: exchange.k given twice \(first at line 2\)' -- \
+    "$SHIFTBOX" exchange -c "$CFG/twice.ini"
+expect "a key given twice with -s: exit 2" 2 'exchange.k given twice' -- \
+    "$SHIFTBOX" exchange -s exchange.k=1 -s exchange.k=2
+printf '[exchange]\nk = 2\n' >"$CFG/k2.ini"
+expect "-s may override the file once" 0 'k += 1 +; from -s' 'verified: true' -- \
+    "$SHIFTBOX" exchange -c "$CFG/k2.ini" -s exchange.k=1 -s exchange.bytes=8 \
+    -s exchange.repetitions=1 -s exchange.warmup=0
+printf '[exchange]\nk = 3\n' >"$CFG/md.ini"
+expect "md with a key it never reads (exchange.k): exit 2, listing what md reads" 2 \
+    'md.ini:2: exchange.k: md does not read this key' 'md reads \[run\], \[decomp\], exchange.module' -- \
+    "$SHIFTBOX" md -c "$CFG/md.ini"
+expect "... also with -s" 2 '^shiftbox: error: -s exchange.k: md does not read' -- \
+    "$SHIFTBOX" md -s exchange.k=3
+printf '[config]\nignore = exchange.k\n[exchange]\nk = 3\n' >"$CFG/shared.ini"
+expect "... unless config.ignore names it" 0 'verified: true' -- \
+    "$SHIFTBOX" md -c "$CFG/shared.ini" -s md.cells=4,4,4 -s md.steps=2
+expect "--out given twice: exit 2" 2 '\-\-out given twice' -- \
+    "$SHIFTBOX" exchange --out "$CFG/a" --out "$CFG/b"
+expect "--restart given twice: exit 2" 2 '\-\-restart given twice' -- \
+    "$SHIFTBOX" md --restart a.h5md --restart b.h5md
+mkfifo "$CFG/fifo.ini"
+expect "a FIFO as -c: exit 2 at once, not a wait" 2 'not a regular file' -- \
+    timeout 10 "$SHIFTBOX" exchange -c "$CFG/fifo.ini"
+if [[ ! -e $CFG/a && ! -e $CFG/b ]]; then
+    pass "... and the refused runs wrote nothing"
+else
+    fail "... and the refused runs wrote nothing"
+fi
+
+# ---- 5. signals: 128 + the signal, nothing that looks complete -------------------------
+# (the signal reaches the ranks, as with Slurm's scancel; Open MPI's mpirun
+# itself exits 1 whatever its ranks do when it is signalled: README)
+signalled() { # SIGNAL DIR LAUNCH...: starts LAUNCH, signals the ranks after 3 s, returns its code
+    local sig=$1 dir=$2
+    shift 2
+    "$@" -s md.cells=8,8,8 -s md.steps=1000000 -s checkpoint.every=200 --out "$dir" \
+        >"$dir.log" 2>&1 &
+    local pid=$!
+    sleep 3
+    pkill -"$sig" -f "^$SHIFTBOX md -s md.cells=8,8,8 -s md.steps=1000000"
+    wait $pid
+    local rc=$?
+    cat "$dir.log"
+    return $rc
+}
+expect "SIGTERM to the ranks under mpirun: exit 143" 143 'terminated by a signal' -- \
+    timeout $LIMIT bash -c "$(declare -f signalled); SHIFTBOX='$SHIFTBOX'; \
+        signalled TERM '$TEST_TMP/sigterm' mpirun -np 2 '$SHIFTBOX' md"
+expect "SIGINT to a rank run without mpirun: exit 130" 130 'terminated by a signal' -- \
+    timeout $LIMIT bash -c "$(declare -f signalled); SHIFTBOX='$SHIFTBOX'; \
+        signalled INT '$TEST_TMP/sigint' '$SHIFTBOX' md"
+if [[ ! -e $TEST_TMP/sigterm/summary.json && ! -e $TEST_TMP/sigint/summary.json ]] &&
+    ! ls "$TEST_TMP"/sig*/*.csv >/dev/null 2>&1; then
+    pass "... no summary.json or CSV that looks complete"
+else
+    fail "... no summary.json or CSV that looks complete ($(ls "$TEST_TMP"/sig*))"
+fi
+complete=1
+for f in "$TEST_TMP"/sig*/md-*.h5md; do
+    [[ -e $f ]] || continue
+    $PY "$ROOT/tools/h5check.py" "$f" >/dev/null 2>&1 || complete=0
+done
+if [[ $complete == 1 ]]; then
+    pass "... every checkpoint under its final name is complete (the unfinished one is NAME.tmp)"
+else
+    fail "... every checkpoint under its final name is complete"
+fi
+
+# ---- 7. a verdict only where something was compared -----------------------------------
+expect "model predicts, and claims no verdict" 0 'no verdict' -- \
+    bash -c "'$SHIFTBOX' model -s model.hockney='$ROOT/docs/results/hockney-2ranks.json' \
+        | tee /dev/stderr | grep -q 'verified' && exit 9 || exit 0"
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
