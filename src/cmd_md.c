@@ -18,6 +18,7 @@
 #include "decomp.h"
 #include "log.h"
 #include "report.h"
+#include "md/footprint.h"
 #include "md/force.h"
 #include "md/md.h"
 #include "md/migrate.h"
@@ -25,6 +26,7 @@
 #include "md/state.h"
 #include "checkpoint/checkpoint.h"
 #include "model.h"
+#include "node_memory.h"
 #include "../comm/exchange.h"
 #include "../comm/verify.h"
 
@@ -87,6 +89,8 @@ struct md_run {
     bool restarted;
     const char *ckpt_source; /* checkpoint.restart */
     struct md_restart restart;
+    struct md_footprint footprint; /* this rank's estimate */
+    double footprint_most;         /* the largest rank's */
 };
 
 static bool leads(const struct md_run *r)
@@ -176,6 +180,35 @@ static int choose_k(struct md_run *r, struct sb_msg *m)
                        "k = %d > %d layers; accepted: fewer ranks or more md.cells",
                        r->geo.edge[0], r->geo.reach, r->geo.k, EXCHANGE_MAX_K);
     return SB_OK;
+}
+
+/* Refuses a system whose estimated peak (md/footprint.h) does not fit the
+ * node's available memory divided among its ranks, before anything large
+ * is allocated. */
+static int check_memory(struct md_run *r, struct sb_msg *m)
+{
+    const int *c = r->prm.cells;
+    long long natoms = 4LL * c[0] * c[1] * c[2];
+    struct node_memory nm;
+    node_memory_room(r->topo.comm, &nm);
+    struct md_footprint *f = &r->footprint;
+    md_footprint_estimate(&r->prm, &r->geo, &r->topo, r->module, natoms, process_rss(), f);
+    double mine[2] = {f->total, nm.share >= 0 ? f->total / nm.share : 0}, most[2];
+    CHECK_MPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, r->topo.comm));
+    r->footprint_most = most[0];
+    if (most[1] <= 1.0) return SB_OK;
+    char cgroup[96] = "";
+    if (nm.cgroup_room >= 0)
+        snprintf(cgroup, sizeof cgroup, ", room in the cgroup %.3g GB", nm.cgroup_room / 1e9);
+    return sb_fail(m, SB_EUSAGE,
+                   "md.cells = %d,%d,%d: %lld atoms need an estimated %.3g GB on the largest "
+                   "rank (this rank: particles %.3g, exchange %.3g, neighbour lists %.3g, "
+                   "checkpoint staging %.3g, the process before md %.3g GB), "
+                   "but %d ranks share %.3g GB on this node (MemAvailable %.3g GB%s); accepted: "
+                   "smaller md.cells, or more nodes",
+                   c[0], c[1], c[2], natoms, most[0] / 1e9, f->particles / 1e9,
+                   f->exchange / 1e9, f->lists / 1e9, f->staging / 1e9, f->baseline / 1e9,
+                   nm.ranks_here, nm.room / 1e9, nm.available / 1e9, cgroup);
 }
 
 /* exchange.module = auto: the module with the smallest prediction for this
@@ -504,6 +537,7 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
     md_geometry_init(&r->geo, &r->prm, &r->topo);
     CHECK(choose_k(r, m));
     if (!strcmp(r->module, "auto")) CHECK(choose_module(r, ctx->cfg, m));
+    CHECK(check_memory(r, m));
     r->trim = (struct exchange_trim){.item = 3 * sizeof(double),
                                      .edge = {r->geo.edge[0], r->geo.edge[1], r->geo.edge[2]},
                                      .reach = r->geo.reach};
@@ -541,61 +575,25 @@ static void run_free(struct md_run *r)
     topology_free(&r->topo);
 }
 
-/* Every particle's absolute position and its velocity, in id order, hashed
- * on rank 0: the same bits give the same digests. */
+/* Every particle's absolute position and its velocity, each hashed with
+ * its id and summed over the particles (mod 2^64): the same bits give the
+ * same digests, in any order and on any number of ranks, and nothing is
+ * gathered (a run of 10^9 atoms needs no more memory on rank 0). */
 static int state_digests(struct md_run *r, uint64_t digest[2])
 {
-    struct site {
-        int64_t id;
-        double x[3], v[3];
-    };
+    uint64_t mine[2] = {0, 0};
     int n = leads(r) ? r->p.n : 0;
-    struct site *mine = sb_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine, "sites");
     for (int i = 0; i < n; i++) {
-        mine[i].id = r->p.id[i];
+        double x[3], v[3];
         for (int d = 0; d < 3; d++) {
-            mine[i].x[d] = r->geo.corner[d] + r->p.x[3 * i + d];
-            mine[i].v[d] = r->p.v[3 * i + d];
+            x[d] = r->geo.corner[d] + r->p.x[3 * i + d];
+            v[d] = r->p.v[3 * i + d];
         }
+        uint64_t key = splitmix64((uint64_t)r->p.id[i]);
+        mine[0] += splitmix64(key ^ slot_hash((const unsigned char *)x, sizeof x));
+        mine[1] += splitmix64(key ^ slot_hash((const unsigned char *)v, sizeof v));
     }
-    const struct topology *t = &r->topo;
-    int *counts = NULL, *displs = NULL;
-    struct site *all = NULL;
-    int bytes = n * (int)sizeof *mine;
-    if (t->rank == 0) {
-        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "counts");
-        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "displacements");
-    }
-    int rc = MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
-    long total = 0;
-    if (rc == MPI_SUCCESS && t->rank == 0) {
-        for (int i = 0; i < t->nranks; i++) {
-            displs[i] = (int)total;
-            total += counts[i];
-        }
-        all = sb_malloc((size_t)(total > 0 ? total : 1), "all sites");
-    }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, t->comm);
-    if (rc == MPI_SUCCESS && t->rank == 0) {
-        long sites = total / (long)sizeof *all;
-        struct site *sorted = sb_malloc((size_t)(sites > 0 ? sites : 1) * sizeof *sorted, "sites");
-        for (long i = 0; i < sites; i++) /* ids are 0..N-1: place each at its id */
-            if (all[i].id >= 0 && all[i].id < sites) sorted[all[i].id] = all[i];
-        digest[0] = digest[1] = splitmix64((uint64_t)sites);
-        for (long i = 0; i < sites; i++) {
-            digest[0] = hash_fold(
-                digest[0], slot_hash((const unsigned char *)sorted[i].x, sizeof sorted[i].x));
-            digest[1] = hash_fold(
-                digest[1], slot_hash((const unsigned char *)sorted[i].v, sizeof sorted[i].v));
-        }
-        free(sorted);
-    }
-    free(mine);
-    free(counts);
-    free(displs);
-    free(all);
-    CHECK_MPI(rc);
+    CHECK_MPI(MPI_Allreduce(mine, digest, 2, MPI_UINT64_T, MPI_SUM, r->topo.comm));
     return SB_OK;
 }
 
@@ -630,6 +628,7 @@ struct md_results {
     long long count;
     bool verified;
     uint64_t digest[2];           /* positions, velocities */
+    double peak_rss;              /* VmHWM of the largest rank */
     double bytes_mean, bytes_max; /* sent per step per working rank */
     struct segment_stats seg[NSEGMENTS];
 };
@@ -692,6 +691,16 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
     cJSON_AddNumberToObject(o, "start_step", (double)r->start);
     cJSON_AddNumberToObject(o, "conserved_energy_at_step_0", r->conserved0);
     if (r->restarted) cJSON_AddItemToObject(o, "restart", restart_json(r));
+    cJSON *mem = cJSON_AddObjectToObject(o, "memory");
+    cJSON_AddNumberToObject(mem, "estimate_bytes", r->footprint_most);
+    cJSON_AddNumberToObject(mem, "peak_rss_bytes", res->peak_rss);
+    const struct md_footprint *f = &r->footprint;
+    cJSON *parts = cJSON_AddObjectToObject(mem, "rank0_estimate_bytes");
+    cJSON_AddNumberToObject(parts, "particles", f->particles);
+    cJSON_AddNumberToObject(parts, "exchange", f->exchange);
+    cJSON_AddNumberToObject(parts, "neighbour_lists", f->lists);
+    cJSON_AddNumberToObject(parts, "checkpoint_staging", f->staging);
+    cJSON_AddNumberToObject(parts, "process_before_md", f->baseline);
     cJSON *ck = cJSON_AddObjectToObject(o, "checkpoints");
     cJSON_AddNumberToObject(ck, "written", r->ckpt.count);
     cJSON_AddNumberToObject(ck, "bytes", r->ckpt.bytes);
@@ -724,6 +733,8 @@ static int results(struct md_run *r, double loop, struct md_results *res)
     res->bytes_max = most;
     CHECK(segment_spread(r, res->seg));
     CHECK(state_digests(r, res->digest));
+    double peak = process_peak_rss();
+    CHECK_MPI(MPI_Allreduce(&peak, &res->peak_rss, 1, MPI_DOUBLE, MPI_MAX, r->topo.comm));
     const struct thermo *last = &r->history[r->nhistory - 1];
     res->drift = (last->conserved - r->conserved0) / fabs(r->conserved0);
     res->rate = res->loop > 0 ? (double)r->natoms * (double)run / res->loop : 0.0;
@@ -740,6 +751,9 @@ static void print_results(const struct md_run *r, const struct md_results *res)
                  res->loop > 0 ? 100.0 * res->seg[s].mean / res->loop : 0.0);
     log_info("bytes sent per step per rank: mean %.0f, max %.0f; %ld neighbour-list builds",
              res->bytes_mean, res->bytes_max, r->rebuilds);
+    log_info("memory of the largest rank: estimated %.1f MB before the run, peak %.1f MB "
+             "(VmHWM)",
+             r->footprint_most / 1e6, res->peak_rss / 1e6);
     const struct thermo *last = &r->history[r->nhistory - 1];
     log_info("final: temperature %.17g, potential %.17g, total %.17g per atom", last->temperature,
              last->potential, last->total);

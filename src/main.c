@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef SB_SMPI
@@ -190,10 +191,13 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
     return config_override(cfg, assignment, m);
 }
 
-/* --out DIR is made by rank 0 before the run, so a bad path costs no run. */
-static int prepare_out_dir(const char *dir, struct sb_msg *m)
+/* --out DIR is made by rank 0 before the run, so a bad path costs no run;
+ * *made says whether it did not exist before. */
+static int prepare_out_dir(const char *dir, bool *made, struct sb_msg *m)
 {
     int rc = SB_OK;
+    struct stat st;
+    *made = stat(dir, &st) != 0;
     if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", m);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return rc;
@@ -267,7 +271,8 @@ static int run(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ctx.nranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
     rc = load_config(&cfg, &a, cmd, &m);
-    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &m);
+    bool made = false;
+    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &made, &m);
     if (rc != SB_OK) {
         print_failure(rc, &m);
         config_free(&cfg);
@@ -276,6 +281,9 @@ static int run(int argc, char **argv)
     timer_calibrate(&ctx.timer, (long)cfg_int(&cfg, "timer.samples"));
     print_start(&ctx);
     rc = cmd->run(&ctx);
+    /* input refused by the command: the folder made for it goes again
+       (rmdir removes it only while it is empty) */
+    if (rc == SB_EUSAGE && made && ctx.rank == 0) rmdir(a.out_dir);
     config_free(&cfg);
     return rc;
 }

@@ -51,6 +51,43 @@ expect "... and the first checkpoint restarts" 0 'verified: true' -- \
     timeout $LIMIT "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=20 \
     --restart "$CK/md-00000005.h5md" --out "$TEST_TMP/ck-restart"
 
+# ---- 2. md's memory: refused before it allocates, and the estimate holds ---------------
+expect "md larger than the node: exit 2 at once, with the numbers" 2 \
+    'md.cells = 4096,4096,4096: 274877906944 atoms need an estimated .* GB on the largest rank' \
+    'ranks share .* GB on this node \(MemAvailable' -- \
+    timeout 20 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=4096,4096,4096 --out "$TEST_TMP/huge"
+if [[ ! -e $TEST_TMP/huge ]]; then
+    pass "... and wrote nothing"
+else
+    fail "... and wrote nothing"
+fi
+# estimate_vs_peak NAME NP ARGS...: the estimate within 25 % of VmHWM (largest rank);
+# the energy drift is not what this checks (md.drift_bound = 1)
+estimate_vs_peak() {
+    local name=$1 np=$2
+    shift 2
+    local dir=$TEST_TMP/mem-$name
+    if ! timeout $LIMIT "${MPIRUN[@]}" -np "$np" "$SHIFTBOX" md -s md.steps=10 -s md.drift_bound=1 "$@" \
+        --out "$dir" >"$dir.log" 2>&1; then
+        fail "md memory estimate, $name: the run failed ($dir.log)"
+        return
+    fi
+    local est peak
+    est=$(md_value "$dir" md.memory.estimate_bytes)
+    peak=$(md_value "$dir" md.memory.peak_rss_bytes)
+    if $PY -c "import sys; e, p = $est, $peak; sys.exit(abs(e - p) > 0.25 * p)"; then
+        pass "md memory estimate within 25 % of the peak RSS, $name ($est vs $peak bytes)"
+    else
+        fail "md memory estimate within 25 % of the peak RSS, $name ($est vs $peak bytes)"
+    fi
+}
+estimate_vs_peak "60x60x60 cells on 2 ranks" 2 -s md.cells=60,60,60
+estimate_vs_peak "whole boxes (ghost_filter none)" 2 -s md.cells=30,30,30 -s md.ghost_filter=none
+estimate_vs_peak "direct, whole boxes" 2 -s md.cells=32,32,32 -s md.ghost_filter=none \
+    -s exchange.module=direct
+estimate_vs_peak "teams of 2 on 4 ranks" 4 -s md.cells=32,32,32 -s exchange.module=teamshift \
+    -s exchange.team_size=2
+
 # ---- 4. configuration that must be refused, naming file:line or the option --------------
 CFG=$TEST_TMP/cfg
 mkdir -p "$CFG"
