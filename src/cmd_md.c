@@ -19,6 +19,7 @@
 #include "log.h"
 #include "report.h"
 #include "md/footprint.h"
+#include "md/drift.h"
 #include "md/force.h"
 #include "md/md.h"
 #include "md/migrate.h"
@@ -89,6 +90,7 @@ struct md_run {
     bool restarted;
     const char *ckpt_source; /* checkpoint.restart */
     struct md_restart restart;
+    bool drift_derived;            /* md.drift_bound = 0: from dt, steps, atoms */
     struct md_footprint footprint; /* this rank's estimate */
     double footprint_most;         /* the largest rank's */
 };
@@ -124,6 +126,7 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
     p->k_request = (int)cfg_int(c, "md.k");
     p->trim = !strcmp(cfg_text(c, "md.ghost_filter"), "slab");
     p->drift_bound = cfg_real(c, "md.drift_bound");
+    p->force_scale = cfg_real(c, "md.inject_force_scale");
     p->jump_id = cfg_int(c, "md.inject_jump");
     p->seed = (uint64_t)cfg_int(c, "run.seed");
 
@@ -312,6 +315,9 @@ static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
     ensure(&r->share, &r->share_cap, n, "forces");
     memset(r->share, 0, n * sizeof *r->share);
     lj_forces(&r->nb, r->xall, r->nown, r->share, r->prm.cutoff, energy, e);
+    if (r->prm.force_scale != 1.0) /* md.inject_force_scale: a wrong force */
+        for (size_t i = 0; i < n; i++)
+            r->share[i] *= r->prm.force_scale;
     if (r->topo.team_size == 1) {
         if (n > 0) memcpy(r->p.f, r->share, n * sizeof *r->share);
         return SB_OK;
@@ -558,6 +564,9 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
                                .units = !strcmp(cfg_text(ctx->cfg, "checkpoint.units"), "reduced")};
     const char *restart = cfg_text(ctx->cfg, "checkpoint.restart");
     CHECK(restart[0] ? load_checkpoint(r, restart, m) : initial_state(r));
+    r->drift_derived = r->prm.drift_bound == 0.0;
+    if (r->drift_derived)
+        r->prm.drift_bound = md_drift_bound(r->prm.dt, r->prm.steps, r->natoms);
     return checkpoint_plan_init(&r->ckpt, ctx->cfg, ctx->out_dir, r->topo.comm, m);
 }
 
@@ -671,6 +680,8 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
     cJSON_AddItemToObject(o, "final", thermo_json(&r->history[r->nhistory - 1]));
     cJSON_AddNumberToObject(o, "energy_drift", res->drift);
     cJSON_AddNumberToObject(o, "drift_bound", r->prm.drift_bound);
+    cJSON_AddStringToObject(o, "drift_bound_from",
+                            r->drift_derived ? "md.dt, md.steps and atoms" : "md.drift_bound");
     cJSON_AddNumberToObject(o, "loop_seconds", res->loop);
     cJSON_AddNumberToObject(o, "atom_steps_per_second", res->rate);
     cJSON *sent = cJSON_AddObjectToObject(o, "bytes_sent_per_step");
@@ -760,9 +771,10 @@ static void print_results(const struct md_run *r, const struct md_results *res)
     log_info("energy drift %.3e: the change of the conserved energy (the potential shifted to 0 "
              "at the cut-off, plus kinetic)",
              res->drift);
-    log_info("\nverified: %s (energy drift %.3e, bound %.1e; particles %lld of %lld; %.4g "
+    log_info("\nverified: %s (energy drift %.3e, bound %.2e%s; particles %lld of %lld; %.4g "
              "atom-steps/s over %.3f s)",
-             res->verified ? "true" : "false", res->drift, r->prm.drift_bound, res->count,
+             res->verified ? "true" : "false", res->drift, r->prm.drift_bound,
+             r->drift_derived ? " from dt, steps and atoms" : "", res->count,
              r->natoms, res->rate, res->loop);
 }
 

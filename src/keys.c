@@ -102,8 +102,11 @@ const struct key_spec config_keys[] = {
     {"md", "ghost_filter", KEY_CHOICE, "slab", NO_INT, NO_REAL, "slab|none",
      "slab: each hop carries only the particles within cut-off + skin of the boxes that still "
      "need them; none: whole boxes (seed 000's payload)"},
-    {"md", "drift_bound", KEY_REAL, "1e-4", NO_INT, 0.0, 1e6, NULL,
-     "largest |(E_end - E_0) / E_0| of the total energy that passes (exit 1 above it)"},
+    {"md", "drift_bound", KEY_REAL, "0", NO_INT, 0.0, 1e6, NULL,
+     "largest |(E_end - E_0) / E_0| of the conserved energy that passes (exit 1 above it); 0: "
+     "derived from md.dt, md.steps and the atom count (README \"Energy drift\")"},
+    {"md", "inject_force_scale", KEY_REAL, "1", NO_INT, 0.5, 2.0, NULL,
+     "1: off; S: every force scaled by S, a dynamics bug the energy drift must catch (exit 1)"},
     {"md", "inject_jump", KEY_INT, "-1", -1, 4611686018427387903LL, NO_REAL, NULL,
      "-1: off; ID: give particle ID a velocity that carries it 2.5 boxes in one step (the run "
      "must stop with exit 3 naming it)"},

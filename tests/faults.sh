@@ -10,6 +10,28 @@ LIMIT=60 # seconds: a case that takes longer has hung
 # fingerprint DIR: every file below DIR with its checksum, sorted
 fingerprint() { (cd "$1" && find . -type f ! -name '*.log' -print0 | sort -z | xargs -0r sha256sum); }
 
+# ranks_agree NAME CODE NP ARGS...: every one of NP ranks ends with CODE within
+# $LIMIT s.  Each rank runs under a shell that records its code and exits 0,
+# so that mpirun does not end the others early.  (Runtime failures, exit 3,
+# end through MPI_Abort, which ends every rank of the job with that code:
+# there the job's code is the ranks' code.)
+ranks_agree() {
+    local name=$1 code=$2 np=$3
+    shift 3
+    local dir=$TEST_TMP/agree-$RANDOM
+    mkdir -p "$dir"
+    timeout $LIMIT "${MPIRUN[@]}" -np "$np" bash -c \
+        '"$0" "$@" >/dev/null 2>&1; echo $? >"'"$dir"'/rank-$OMPI_COMM_WORLD_RANK"' \
+        "$SHIFTBOX" "$@"
+    local codes
+    codes=$(cat "$dir"/rank-* 2>/dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+    if [[ $(ls "$dir" | wc -l) -eq $np && $(sort -u "$dir"/rank-*) == "$code" ]]; then
+        pass "$name: all $np ranks exit $code within ${LIMIT} s"
+    else
+        fail "$name: all $np ranks exit $code within ${LIMIT} s (got:$codes)"
+    fi
+}
+
 # ---- 1. checkpoints on a full disk, a failing rank, a killed run's leftovers -------------
 MD=("${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.steps=20 -s checkpoint.every=5)
 SMALL=$TEST_TMP/small
@@ -56,6 +78,7 @@ expect "md larger than the node: exit 2 at once, with the numbers" 2 \
     'md.cells = 4096,4096,4096: 274877906944 atoms need an estimated .* GB on the largest rank' \
     'ranks share .* GB on this node \(MemAvailable' -- \
     timeout 20 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=4096,4096,4096 --out "$TEST_TMP/huge"
+ranks_agree "md larger than the node" 2 3 md -s md.cells=4096,4096,4096
 if [[ ! -e $TEST_TMP/huge ]]; then
     pass "... and wrote nothing"
 else
@@ -88,6 +111,27 @@ estimate_vs_peak "direct, whole boxes" 2 -s md.cells=32,32,32 -s md.ghost_filter
 estimate_vs_peak "teams of 2 on 4 ranks" 4 -s md.cells=32,32,32 -s exchange.module=teamshift \
     -s exchange.team_size=2
 
+# ---- 3. a damaged checkpoint: exit 3 naming what, or a harmless byte --------------------
+FLIP=$TEST_TMP/flip
+if "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=10 -s md.drift_bound=1 \
+    -s checkpoint.at_end=1 --out "$FLIP/w" >"$FLIP.log" 2>&1; then
+    before=$(fingerprint "$FLIP/w")
+    expect "one flipped byte at each of 50 offsets: exit 3 naming the file, or the same state" 0 \
+        '50 flipped bytes in a .*-byte checkpoint: .* caught \(exit 3\), .* harmless .*, 0 other' -- \
+        timeout 600 $PY "$ROOT/tests/checkpoint_flip.py" "$SHIFTBOX" "$FLIP/w/md-00000010.h5md" \
+        "$FLIP/work" --offsets 50
+    if [[ $(fingerprint "$FLIP/w") == "$before" ]]; then
+        pass "... the intact checkpoint is byte-identical afterwards"
+    else
+        fail "... the intact checkpoint is byte-identical afterwards"
+    fi
+else
+    fail "writing the checkpoint to damage ($FLIP.log)"
+fi
+printf 'not HDF5\n' >"$TEST_TMP/text.h5md"
+expect "a file that is not HDF5 at all: bad input, exit 2" 2 'not an HDF5 file' -- \
+    "$SHIFTBOX" md -s md.cells=6,6,6 --restart "$TEST_TMP/text.h5md"
+
 # ---- 4. configuration that must be refused, naming file:line or the option --------------
 CFG=$TEST_TMP/cfg
 mkdir -p "$CFG"
@@ -113,6 +157,7 @@ expect "md with a key it never reads (exchange.k): exit 2, listing what md reads
     "$SHIFTBOX" md -c "$CFG/md.ini"
 expect "... also with -s" 2 '^shiftbox: error: -s exchange.k: md does not read' -- \
     "$SHIFTBOX" md -s exchange.k=3
+ranks_agree "a key md does not read" 2 3 md -s exchange.k=3
 printf '[config]\nignore = exchange.k\n[exchange]\nk = 3\n' >"$CFG/shared.ini"
 expect "... unless config.ignore names it" 0 'verified: true' -- \
     "$SHIFTBOX" md -c "$CFG/shared.ini" -s md.cells=4,4,4 -s md.steps=2
@@ -167,6 +212,18 @@ if [[ $complete == 1 ]]; then
 else
     fail "... every checkpoint under its final name is complete"
 fi
+
+# ---- 6. the energy drift: no false failure, a wrong force caught ------------------------
+for run in "8 20" "4 10" "4 1000" "16 100" "40 10"; do
+    set -- $run
+    expect "a correct run of $1^3 cells and $2 steps passes the derived drift bound" 0 \
+        'verified: true \(energy drift .* from dt, steps and atoms' -- \
+        timeout $LIMIT "$SHIFTBOX" md -s md.cells=$1,$1,$1 -s md.steps=$2 -s md.thermo=0
+done
+expect "forces wrong by 0.1 % (md.inject_force_scale = 1.001): exit 1" 1 'verified: false' -- \
+    timeout $LIMIT "$SHIFTBOX" md -s md.cells=8,8,8 -s md.steps=100 -s md.inject_force_scale=1.001
+ranks_agree "forces wrong by 0.1 %" 1 2 md -s md.cells=8,8,8 -s md.steps=100 \
+    -s md.inject_force_scale=1.001
 
 # ---- 7. a verdict only where something was compared -----------------------------------
 expect "model predicts, and claims no verdict" 0 'no verdict' -- \

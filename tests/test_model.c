@@ -6,6 +6,7 @@
 #include "../src/hockney.h"
 #include "../src/model.h"
 #include "../src/pingpong.h"
+#include "ring_sim.h"
 
 #include <math.h>
 #include <string.h>
@@ -148,6 +149,40 @@ static void test_seed002_helpers(void **state)
     assert_int_equal(above, 2);                    /* 9, 10 */
 }
 
+/* Messages on the Shift's critical path, from the simulated schedule: per
+ * exchanged dimension 2k hops, each as many message times as the
+ * simulator's turns (a ring of one copies: none). */
+static int shift_path_messages(const int dims[3], int k)
+{
+    int total = 0;
+    for (int d = 0; d < 3; d++)
+        if (dims[d] > 1)
+            total += k * (hop_turns(dims[d], +1, shift_rule) + hop_turns(dims[d], -1, shift_rule));
+    return total;
+}
+
+/* The distinct other boxes within k boxes of box 0 on a periodic grid:
+ * the peers a message per peer reaches, enumerated. */
+static int distinct_peers(const int dims[3], int k)
+{
+    static char seen[64 * 64 * 64];
+    memset(seen, 0, sizeof seen);
+    int count = 0;
+    for (int dz = -k; dz <= k; dz++)
+        for (int dy = -k; dy <= k; dy++)
+            for (int dx = -k; dx <= k; dx++) {
+                int x = ((dx % dims[0]) + dims[0]) % dims[0];
+                int y = ((dy % dims[1]) + dims[1]) % dims[1];
+                int z = ((dz % dims[2]) + dims[2]) % dims[2];
+                int box = (z * dims[1] + y) * dims[0] + x;
+                if (box != 0 && !seen[box]) {
+                    seen[box] = 1;
+                    count++;
+                }
+            }
+    return count;
+}
+
 static void test_module_models(void **state)
 {
     (void)state;
@@ -168,23 +203,30 @@ static void test_module_models(void **state)
     model_predict(&h, &c, &team1, NULL);
     c.module = "direct";
     model_predict(&h, &c, &direct, NULL);
-    /* messages on the critical path: 3 phases x 2k hops x 2 turns; k bursts
-       of two; skew + 2k steps per phase; one to each distinct peer (on a
-       ring of 4, offsets -2 and +2 are the same box: 4^3 - 1 boxes) */
-    assert_int_equal((int)shift.messages, 3 * 2 * 2 * 2);
+    /* messages on the critical path, counted apart from the models: the
+       Shift's by simulating its ring schedule (ring_sim.h); shift-isend's
+       k bursts of two per phase (seed 000 Eq. 2); Team Shift's skew and
+       2k steps per phase (seed 000 sec. 2.3); direct's one message per
+       distinct peer, enumerated (on a ring of 4, offsets -2 and +2 are the
+       same box) */
+    assert_int_equal((int)shift.messages, shift_path_messages(c.dims, c.k));
     assert_int_equal((int)isend.messages, 3 * 2 * 2);
     assert_int_equal((int)team1.messages, 3 * (1 + 2 * 2));
-    assert_int_equal((int)direct.messages, 4 * 4 * 4 - 1);
-    /* an odd ring takes three turns per hop */
-    c.module = "shift";
-    c.dims[0] = 5;
-    struct model_terms odd;
-    model_predict(&h, &c, &odd, NULL);
-    assert_int_equal((int)odd.messages, 2 * 2 * 3 + 2 * (2 * 2 * 2));
-    /* a ring of one copies: no messages in that phase */
-    c.dims[0] = 1;
-    model_predict(&h, &c, &odd, NULL);
-    assert_int_equal((int)odd.messages, 2 * (2 * 2 * 2));
+    assert_int_equal((int)direct.messages, distinct_peers(c.dims, c.k));
+    /* odd rings (three turns a hop, by simulation), a ring of one (a copy),
+       and direct on grids whose rings wrap onto themselves */
+    static const int grids[][3] = {{5, 4, 4}, {1, 4, 4}, {3, 5, 7}, {2, 1, 3}, {6, 3, 1}};
+    for (unsigned g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        struct model_terms t;
+        memcpy(c.dims, grids[g], sizeof c.dims);
+        c.module = "shift";
+        model_predict(&h, &c, &t, NULL);
+        assert_int_equal((int)t.messages, shift_path_messages(c.dims, c.k));
+        c.module = "direct";
+        model_predict(&h, &c, &t, NULL);
+        assert_int_equal((int)t.messages, distinct_peers(c.dims, c.k));
+    }
+    c.dims[1] = c.dims[2] = 4;
     /* teams of 4: Open MPI broadcasts to 4..7 ranks 1000 bytes over a binary
        tree (the root sends 2), the row of 5000 over a binomial tree (2), the
        plane of 25000 linearly (3); per phase a skew (the step of 4 boxes on

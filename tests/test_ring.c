@@ -4,7 +4,7 @@
  * on odd ones.  The simulator is shown to find the deadlock of a ring where
  * every rank sends first, and of a ring of one (an Ssend to oneself). */
 #include "cmocka_prelude.h"
-#include "../comm/ring.h"
+#include "ring_sim.h"
 
 #include <stdbool.h>
 
@@ -24,55 +24,11 @@ static void test_neighbours_differ(void **state)
     assert_int_equal(ring_colour(4, 5), 2);
 }
 
-typedef bool (*first_fn)(int coord, int n, int dir);
-
-static bool shift_rule(int coord, int n, int dir)
-{
-    return ring_sends_first(coord, n, dir);
-}
-
 /* The naive blocking ring: every rank sends, then receives. */
 static bool everyone_sends_first(int coord, int n, int dir)
 {
     (void)coord, (void)n, (void)dir;
     return true;
-}
-
-/* Simulates one hop of blocking Ssend/Recv: each rank sends to coord + dir
- * and receives from coord - dir, in the order `first` gives.  A send
- * completes only together with the matching receive; all pairs ready at
- * the start of a turn complete in that turn.  Returns the number of turns,
- * or -1 on deadlock. */
-static int hop_turns(int n, int dir, first_fn first)
-{
-    enum { SEND, RECV };
-    int ops[64][2], next[64];
-    for (int c = 0; c < n; c++) {
-        bool send_first = first(c, n, dir);
-        ops[c][0] = send_first ? SEND : RECV;
-        ops[c][1] = send_first ? RECV : SEND;
-        next[c] = 0;
-    }
-    int turns = 0;
-    for (int done = 0; done < 2 * n; turns++) {
-        bool ready[64] = {false};
-        for (int c = 0; c < n; c++) {
-            int to = ((c + dir) % n + n) % n;
-            ready[c] = next[c] < 2 && ops[c][next[c]] == SEND && next[to] < 2 &&
-                       ops[to][next[to]] == RECV && (to != c || n > 1);
-            if (n == 1) ready[c] = false; /* an Ssend to oneself never meets its receive */
-        }
-        int progress = 0;
-        for (int c = 0; c < n; c++) {
-            if (!ready[c]) continue;
-            next[c]++;
-            next[((c + dir) % n + n) % n]++;
-            progress += 2;
-        }
-        if (progress == 0) return -1;
-        done += progress;
-    }
-    return turns;
 }
 
 static void test_shift_schedule_takes_one_turn_per_colour(void **state)

@@ -3,7 +3,7 @@
 
     tools/smpi_sweep.py CONFIG OUTDIR [--ranks 64,256,1024] [--platforms fattree,torus]
                         [--jobs 2] [--memory-gb 6] [--touched-gb 20] [--timeout 3600]
-                        [--direct-timeout 1800]
+                        [--direct-timeout 1800] [--tabulate]
 
 For each platform: shiftbox pingpong between ranks 0 and 1 measures the
 message costs (OUTDIR/PLATFORM/hockney.json); then for each rank count,
@@ -17,7 +17,12 @@ time grows with it); OUTDIR/skipped.csv lists them.  Independent
 simulations run --jobs at a time, each under --timeout seconds (the
 direct module runs apart, under --direct-timeout: on a torus its messages
 contend for links, which SimGrid resolves slowly); one that does not
-finish is listed, not hidden.
+finish is listed, not hidden.  --tabulate launches nothing: it only
+rebuilds sweep.csv from the runs of the given ranks and platforms that
+finished (e.g. after stopping a sweep that would take too long).
+sweep.csv holds every finished run of the given platforms and rank counts
+in OUTDIR, also one added by hand as OUTDIR/PLATFORM-P-NAME (e.g. a single
+point at a rank count whose whole sweep would take too long).
 
 Writes OUTDIR/PLATFORM-P-GROUP-PART/ (each run's summary.json, exchange.csv,
 simulation.json, log) and OUTDIR/sweep.csv, one row per point:
@@ -27,6 +32,7 @@ tools/plot_smpi.py draws it; tools/model_check.py smpi and
 tools/auto_check.py read it.
 """
 import argparse
+import glob
 import concurrent.futures
 import itertools
 import configparser
@@ -117,6 +123,8 @@ def main():
     ap.add_argument("--touched-gb", type=float, default=20.0)
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--direct-timeout", type=float, default=1800)
+    ap.add_argument("--tabulate", action="store_true",
+                    help="run nothing; rebuild sweep.csv from the finished runs")
     a = ap.parse_args()
 
     cfg = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
@@ -145,6 +153,8 @@ def main():
         d = os.path.join(a.outdir, p)
         if os.path.exists(os.path.join(d, "hockney.json")):
             continue
+        if a.tabulate:
+            sys.exit(f"smpi_sweep: no message costs for {p} ({d}/hockney.json)")
         os.makedirs(d, exist_ok=True)
         cmd = [RUN, "-np", "2", "--platform", platform_file(p, 64), "pingpong",
                "-s", "pingpong.bytes=0,10,100,1000,10000,100000,1000000",
@@ -204,6 +214,8 @@ def main():
         p, n, group, d, cmd = job
         if os.path.exists(os.path.join(d, "simulation.json")):
             return job, 0, 0.0
+        if a.tabulate:
+            return job, "not run", 0.0
         os.makedirs(d, exist_ok=True)
         limit = a.direct_timeout if d.endswith("-direct") else a.timeout
         rc, wall = run(cmd, d + ".log", limit)
@@ -217,10 +229,17 @@ def main():
             if rc != 0:
                 failed.append(f"{p} P={n} {group} (exit {rc}, log {d}.log)")
 
-    # 3. one table, every point predicted by the current model (shiftbox
-    #    model, the same code the runs carried) from its platform's costs
+    # 3. one table of every finished run of these platforms and rank counts
+    #    in OUTDIR (the sweep's own, and any added by hand as
+    #    OUTDIR/PLATFORM-P-NAME), each point predicted by the current model
+    #    (shiftbox model, the same code the runs carried) from its
+    #    platform's costs
     rows = []
-    for p, n, group, d, _ in jobs:
+    finished = sorted(f for p in platforms for n in ranks
+                      for f in glob.glob(os.path.join(a.outdir, f"{p}-{n}-*", "simulation.json")))
+    for d in (os.path.dirname(f) for f in finished):
+        p, n = os.path.basename(d).split("-")[:2]
+        n = int(n)
         path = os.path.join(d, "summary.json")
         if not os.path.exists(path) or not os.path.exists(os.path.join(d, "simulation.json")):
             continue

@@ -28,15 +28,15 @@ int h5_error(const struct h5_file *f, const char *what)
                    r.detail, r.call);
 }
 
-/* Access through MPI-IO in the 1.8 format, whose object headers are
- * checksummed.  Writers do metadata collectively; readers alone, so that
+/* Access through MPI-IO in the 1.10 format, whose metadata (superblock,
+ * object headers, link storage, chunk indices) is checksummed throughout.  Writers do metadata collectively; readers alone, so that
  * ranks whose reads fail at different places cannot wait on each other. */
 static hid_t file_access(MPI_Comm comm, bool create)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures become messages, not dumps */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0 ||
-        H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+        H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0 ||
         (create &&
          (H5Pset_all_coll_metadata_ops(fapl, 1) < 0 || H5Pset_coll_metadata_write(fapl, 1) < 0))) {
         if (fapl >= 0) H5Pclose(fapl);
@@ -115,7 +115,7 @@ int h5_open_group(struct h5_file *f, hid_t loc, const char *name, hid_t *group)
 {
     *group = -1;
     if (!h5_exists(loc, name))
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: no group '%s'", f->path, name);
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: no group '%s'", f->path, name);
     *group = H5Gopen2(loc, name, H5P_DEFAULT);
     CHECK_H5(f, *group, name);
     return SB_OK;
@@ -179,12 +179,13 @@ int h5_attr_reals(struct h5_file *f, hid_t loc, const char *name, int n, const d
 }
 
 /* Opens attribute `name` of n values (1 for a scalar); a missing one or
- * one of another size is a file that is not ShiftBox's (SB_EUSAGE). */
+ * one of another size is a damaged file (SB_ERUNTIME): callers decide
+ * beforehand whether the file is ShiftBox's at all. */
 static int open_attr(struct h5_file *f, hid_t loc, const char *name, int n, hid_t *attr)
 {
     *attr = -1;
     if (H5Aexists(loc, name) <= 0)
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: no attribute '%s'", f->path, name);
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: no attribute '%s'", f->path, name);
     *attr = H5Aopen(loc, name, H5P_DEFAULT);
     CHECK_H5(f, *attr, name);
     hid_t space = H5Aget_space(*attr);
@@ -193,7 +194,7 @@ static int open_attr(struct h5_file *f, hid_t loc, const char *name, int n, hid_
     if (count != n) {
         H5Aclose(*attr);
         *attr = -1;
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: attribute '%s' holds %lld values, not %d",
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: attribute '%s' holds %lld values, not %d",
                        f->path, name, (long long)count, n);
     }
     return SB_OK;
@@ -258,7 +259,7 @@ int h5_open_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t *datas
 {
     *dataset = -1;
     if (!h5_exists(loc, name))
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: no dataset '%s'", f->path, name);
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: no dataset '%s'", f->path, name);
     *dataset = H5Dopen2(loc, name, H5P_DEFAULT);
     CHECK_H5(f, *dataset, name);
     return SB_OK;
@@ -272,7 +273,7 @@ int h5_extent(struct h5_file *f, hid_t dataset, const char *name, int rank, int 
     if (got == rank) H5Sget_simple_extent_dims(space, dims, NULL);
     if (space >= 0) H5Sclose(space);
     if (got != rank)
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: dataset '%s' has %d dimensions, not %d",
+        return sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: dataset '%s' has %d dimensions, not %d",
                        f->path, name, got, rank);
     *rows = dims[axis];
     return SB_OK;
@@ -338,4 +339,86 @@ int h5_read_rows(struct h5_file *f, hid_t dataset, const char *name, hid_t type,
                  hsize_t first, hsize_t count, void *buf)
 {
     return transfer_rows(f, dataset, name, type, axis, first, count, buf, false);
+}
+
+/* ---- the digest of every attribute ------------------------------------------------ */
+
+struct digest_walk {
+    struct h5_file *f;
+    const char *skip; /* the attribute that stores the digest */
+    uint64_t h;       /* FNV-1a, 64 bits */
+    int rc;
+};
+
+static void fold(struct digest_walk *w, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        w->h = (w->h ^ b[i]) * 0x100000001b3ULL;
+}
+
+/* One attribute: its name, then its values (a string's characters). */
+static herr_t digest_attr(hid_t loc, const char *name, const H5A_info_t *info, void *op)
+{
+    (void)info;
+    struct digest_walk *w = op;
+    if (!strcmp(name, w->skip)) return 0;
+    fold(w, name, strlen(name) + 1);
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    hid_t type = attr < 0 ? -1 : H5Aget_type(attr);
+    hid_t space = attr < 0 ? -1 : H5Aget_space(attr);
+    hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    herr_t rc = type < 0 || n < 0 ? -1 : 0;
+    if (rc == 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+        char **texts = calloc((size_t)n + 1, sizeof *texts);
+        hid_t mem = H5Tcopy(type); /* its character set: HDF5 converts none */
+        rc = texts && mem >= 0 ? 0 : -1;
+        if (rc == 0) rc = H5Aread(attr, mem, texts);
+        for (hssize_t i = 0; rc >= 0 && i < n; i++)
+            fold(w, texts[i] ? texts[i] : "", texts[i] ? strlen(texts[i]) + 1 : 1);
+        if (rc >= 0) H5Dvlen_reclaim(mem, space, H5P_DEFAULT, texts);
+        if (mem >= 0) H5Tclose(mem);
+        free(texts);
+    } else if (rc == 0) {
+        hid_t mem = H5Tget_class(type) == H5T_STRING ? H5Tcopy(type)
+                                                     : H5Tget_native_type(type, H5T_DIR_ASCEND);
+        size_t bytes = mem < 0 ? 0 : H5Tget_size(mem) * (size_t)n;
+        unsigned char *buf = malloc(bytes + 1);
+        rc = mem < 0 || !buf ? -1 : H5Aread(attr, mem, buf);
+        if (rc >= 0) fold(w, buf, bytes);
+        free(buf);
+        if (mem >= 0) H5Tclose(mem);
+    }
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (attr >= 0) H5Aclose(attr);
+    if (rc < 0) w->rc = h5_error(w->f, name);
+    return rc < 0 ? -1 : 0;
+}
+
+/* One object: its path, then its attributes in name order. */
+static herr_t digest_object(hid_t root, const char *name, const H5O_info_t *info, void *op)
+{
+    (void)info;
+    struct digest_walk *w = op;
+    fold(w, name, strlen(name) + 1);
+    hid_t obj = H5Oopen(root, name, H5P_DEFAULT);
+    if (obj < 0) {
+        w->rc = h5_error(w->f, name);
+        return -1;
+    }
+    hsize_t at = 0;
+    herr_t rc = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &at, digest_attr, w);
+    H5Oclose(obj);
+    if (rc < 0 && w->rc == SB_OK) w->rc = h5_error(w->f, name);
+    return rc < 0 ? -1 : 0;
+}
+
+int h5_attributes_digest(struct h5_file *f, const char *skip, uint64_t *digest)
+{
+    struct digest_walk w = {f, skip, 0xcbf29ce484222325ULL, SB_OK};
+    herr_t rc = H5Ovisit(f->id, H5_INDEX_NAME, H5_ITER_INC, digest_object, &w);
+    if (rc < 0 && w.rc == SB_OK) w.rc = h5_error(f, "visiting the objects");
+    *digest = w.h;
+    return w.rc;
 }

@@ -61,6 +61,12 @@ int h5_read_attr_reals(struct h5_file *f, hid_t loc, const char *name, int n, do
 /* A string attribute into a malloc'd buffer the caller frees. */
 int h5_read_attr_text(struct h5_file *f, hid_t loc, const char *name, char **text);
 
+/* A 64-bit digest (FNV-1a) of every attribute in the file, names and
+ * values, object by object in name order, leaving out the attributes named
+ * `skip` (where the digest itself is kept).  HDF5 checksums the datasets'
+ * chunks (Fletcher32) and its own metadata, but not attribute values. */
+int h5_attributes_digest(struct h5_file *f, const char *skip, uint64_t *digest);
+
 /* A dataset of `rank` dimensions `dims`, chunked along `axis` in blocks of
  * at most `chunk_rows` rows (whole along the others), with Fletcher32.
  * type is H5T_NATIVE_DOUBLE or H5T_NATIVE_INT64. */

@@ -17,7 +17,8 @@ struct md_params {
     long steps;
     int reneighbor, thermo, k_request;
     bool trim; /* md.ghost_filter = slab */
-    double drift_bound;
+    double drift_bound;  /* 0: md_drift_bound() */
+    double force_scale;  /* md.inject_force_scale: 1 = off */
     long long jump_id; /* -1: none */
     uint64_t seed;
 };

@@ -23,6 +23,11 @@ enum { CHUNK_MIN = 4096, CHUNK_MAX = 65536 };
 static const char *const REDUCED_UNITS =
     "Lennard-Jones reduced units: sigma = epsilon = mass = 1, tau = sigma sqrt(mass/epsilon)";
 
+/* The /parameters attribute that keeps the digest of every other attribute
+ * in the file (h5_attributes_digest): the configuration text, the units,
+ * the step, the physics. */
+static const char *const DIGEST_ATTR = "attributes_digest";
+
 /* This rank's rows among all particles, stored rank after rank, and the
  * rows of a chunk. */
 struct rows {
@@ -176,15 +181,18 @@ static int write_restart(struct h5_file *f, hid_t parameters, const struct md_st
 }
 
 /* Positions in the global box, wrapped into [0, L). */
+static double to_global(double corner, double in_box, double length)
+{
+    double pos = corner + in_box;
+    return pos < 0.0 ? pos + length : pos >= length ? pos - length : pos;
+}
+
 static double *global_positions(const struct particles *p, const struct md_geometry *g)
 {
     double *x = sb_malloc(3 * (size_t)(p->n > 0 ? p->n : 1) * sizeof *x, "positions");
     for (int i = 0; i < p->n; i++)
-        for (int d = 0; d < 3; d++) {
-            double pos = g->corner[d] + p->x[3 * i + d];
-            pos = pos < 0.0 ? pos + g->length[d] : pos >= g->length[d] ? pos - g->length[d] : pos;
-            x[3 * i + d] = pos;
-        }
+        for (int d = 0; d < 3; d++)
+            x[3 * i + d] = to_global(g->corner[d], p->x[3 * i + d], g->length[d]);
     return x;
 }
 
@@ -269,6 +277,10 @@ int md_state_save(const char *path, const struct md_state_info *info, const stru
         if (rc == SB_OK) rc = h5_group(&f, f.id, "parameters", &parameters);
         if (rc == SB_OK) rc = write_parameters(&f, parameters, info, step, conserved0);
         if (rc == SB_OK) rc = write_restart(&f, parameters, info, p, &r, per_rank);
+        uint64_t digest = 0;
+        if (rc == SB_OK) rc = h5_attributes_digest(&f, DIGEST_ATTR, &digest);
+        const int64_t stored = (int64_t)digest;
+        if (rc == SB_OK) rc = h5_attr_ints(&f, parameters, DIGEST_ATTR, 0, &stored);
         h5_close_group(parameters);
         if (rc == SB_OK) rc = h5_close(&f);
     }
@@ -327,21 +339,55 @@ static int other_physics(const struct h5_file *f, const char *key, double saved,
                    f->path, key, then, now);
 }
 
-/* The file is a ShiftBox MD checkpoint of this run's physics. */
-static int check_identity(struct h5_file *f, hid_t parameters)
+/* Damage found: exit 3, naming what. */
+static int damaged(const struct h5_file *f, const char *what)
+{
+    return sb_fail(f->m, SB_ERUNTIME,
+                   "checkpoint %s is damaged: %s; restart from an earlier checkpoint", f->path,
+                   what);
+}
+
+/* Whether /h5md/creator names ShiftBox (false also when unreadable). */
+static bool created_by_shiftbox(struct h5_file *f)
 {
     hid_t creator = -1;
-    char *name = NULL, *kind = NULL;
-    if (!h5_exists(f->id, "h5md/creator")) return not_ours(f, "no /h5md/creator: not H5MD");
-    int rc = h5_open_group(f, f->id, "h5md/creator", &creator);
-    if (rc == SB_OK) rc = h5_read_attr_text(f, creator, "name", &name);
-    if (rc == SB_OK && strcmp(name, "ShiftBox")) rc = not_ours(f, "its creator is not ShiftBox");
-    if (rc == SB_OK && H5Aexists(parameters, "kind") <= 0) rc = not_ours(f, "no /parameters kind");
-    if (rc == SB_OK) rc = h5_read_attr_text(f, parameters, "kind", &kind);
-    if (rc == SB_OK && strcmp(kind, "md")) rc = not_ours(f, "it holds no MD particles");
+    char *name = NULL;
+    bool ours = h5_exists(f->id, "h5md") && h5_exists(f->id, "h5md/creator") &&
+                h5_open_group(f, f->id, "h5md/creator", &creator) == SB_OK &&
+                h5_read_attr_text(f, creator, "name", &name) == SB_OK && !strcmp(name, "ShiftBox");
     free(name);
-    free(kind);
     h5_close_group(creator);
+    f->m->text[0] = '\0';
+    return ours;
+}
+
+/* The file is ShiftBox's, intact (the digest of its attributes matches),
+ * and holds MD particles.  Another program's HDF5 file is bad input (2);
+ * a file that ShiftBox wrote and that does not hold together is damaged
+ * (3). */
+static int check_identity(struct h5_file *f, hid_t *parameters)
+{
+    if (!h5_exists(f->id, "parameters"))
+        return created_by_shiftbox(f) ? damaged(f, "no /parameters group")
+                                      : not_ours(f, "no /parameters group, no ShiftBox creator");
+    CHECK(h5_open_group(f, f->id, "parameters", parameters));
+    int64_t stored;
+    uint64_t digest;
+    CHECK(h5_read_attr_ints(f, *parameters, DIGEST_ATTR, 1, &stored));
+    CHECK(h5_attributes_digest(f, DIGEST_ATTR, &digest));
+    if ((uint64_t)stored != digest) {
+        char why[160];
+        snprintf(why, sizeof why,
+                 "its attributes (configuration, units, step, physics) do not match their digest "
+                 "(/parameters %s %016llx, computed %016llx)",
+                 DIGEST_ATTR, (unsigned long long)stored, (unsigned long long)digest);
+        return damaged(f, why);
+    }
+    char *kind = NULL;
+    int rc = created_by_shiftbox(f) ? SB_OK : not_ours(f, "its creator is not ShiftBox");
+    if (rc == SB_OK) rc = h5_read_attr_text(f, *parameters, "kind", &kind);
+    if (rc == SB_OK && strcmp(kind, "md")) rc = not_ours(f, "it holds no MD particles");
+    free(kind);
     return rc;
 }
 
@@ -370,15 +416,16 @@ static int check_physics(struct h5_file *f, hid_t parameters, const struct md_pa
 /* /parameters: identity, physics, the step and the decomposition. */
 static int read_run(struct h5_file *f, const struct md_state_info *info, struct md_restart *out)
 {
-    if (!h5_exists(f->id, "parameters")) return not_ours(f, "no /parameters group");
     hid_t parameters = -1;
     int64_t step, ranks, dims[3], team, atoms;
-    double skin;
+    double skin, time;
     char *module = NULL;
-    int rc = h5_open_group(f, f->id, "parameters", &parameters);
-    if (rc == SB_OK) rc = check_identity(f, parameters);
+    int rc = check_identity(f, &parameters);
     if (rc == SB_OK) rc = check_physics(f, parameters, info->prm);
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "step", 1, &step);
+    if (rc == SB_OK) rc = h5_read_attr_reals(f, parameters, "time", 1, &time);
+    if (rc == SB_OK && time != (double)step * info->prm->dt)
+        rc = damaged(f, "/parameters time is not step x md.dt");
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "ranks", 1, &ranks);
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "dims", 3, dims);
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "team_size", 1, &team);
@@ -401,6 +448,10 @@ static int read_run(struct h5_file *f, const struct md_state_info *info, struct 
         out->exact = skin == info->prm->skin && out->dims[0] == t->dims[0] &&
                      out->dims[1] == t->dims[1] && out->dims[2] == t->dims[2] &&
                      ranks == (int64_t)t->nboxes * team;
+        const int *c = info->prm->cells;
+        if (atoms != 4LL * c[0] * c[1] * c[2] || team < 1 || dims[0] < 1 || dims[1] < 1 ||
+            dims[2] < 1 || ranks != dims[0] * dims[1] * dims[2] * team)
+            rc = damaged(f, "/parameters atoms, ranks, dims and team_size do not agree");
     }
     free(module);
     return rc;
@@ -413,9 +464,12 @@ static int open_rows(struct h5_file *f, const char *name, int rank, int axis, hs
     hsize_t got;
     CHECK(h5_open_dataset(f, f->id, name, dataset));
     CHECK(h5_extent(f, *dataset, name, rank, axis, &got));
-    if (got != rows)
-        return sb_fail(f->m, SB_EUSAGE, "checkpoint %s: %s holds %llu rows, not %llu", f->path,
-                       name, (unsigned long long)got, (unsigned long long)rows);
+    if (got != rows) {
+        char why[192];
+        snprintf(why, sizeof why, "%s holds %llu rows, not %llu", name, (unsigned long long)got,
+                 (unsigned long long)rows);
+        return damaged(f, why);
+    }
     return SB_OK;
 }
 
@@ -427,6 +481,92 @@ static int read_rows(struct h5_file *f, const char *name, hid_t type, int rank, 
     int rc = open_rows(f, name, rank, axis, rows, &dataset);
     if (rc == SB_OK) rc = h5_read_rows(f, dataset, name, type, axis, first, count, buf);
     if (dataset >= 0) H5Dclose(dataset);
+    return rc;
+}
+
+/* One frame's step and time of an element, and for the box its edges: the
+ * checkpoint's step, step x dt, and this run's box. */
+static int check_frame(struct h5_file *f, const char *element, const struct md_state_info *info,
+                       long step)
+{
+    char name[128], why[192];
+    int64_t saved_step;
+    double saved_time;
+    snprintf(name, sizeof name, "particles/all/%s/step", element);
+    CHECK(read_rows(f, name, H5T_NATIVE_INT64, 1, 0, 1, 0, 1, &saved_step));
+    snprintf(name, sizeof name, "particles/all/%s/time", element);
+    CHECK(read_rows(f, name, H5T_NATIVE_DOUBLE, 1, 0, 1, 0, 1, &saved_time));
+    if (saved_step != step || saved_time != (double)step * info->prm->dt) {
+        snprintf(why, sizeof why, "%s's step %lld and time %.17g are not the checkpoint's %ld",
+                 element, (long long)saved_step, saved_time, step);
+        return damaged(f, why);
+    }
+    if (strcmp(element, "box/edges")) return SB_OK;
+    double edges[3][3];
+    CHECK(read_rows(f, "particles/all/box/edges/value", H5T_NATIVE_DOUBLE, 3, 1, 3, 0, 3, edges));
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (edges[i][j] != (i == j ? info->geo->length[i] : 0.0))
+                return damaged(f, "box/edges is not this run's box");
+    return SB_OK;
+}
+
+static int check_frames(struct h5_file *f, const struct md_state_info *info, long step)
+{
+    static const char *const elements[] = {"position", "velocity", "id", "box/edges"};
+    for (int i = 0; i < 4; i++)
+        CHECK(check_frame(f, elements[i], info, step));
+    return SB_OK;
+}
+
+/* Rows [first, first + count) of particles/all/position against the same
+ * rows of parameters/restart/position_in_box placed in the box of the rank
+ * that wrote them: the same bits, or the file is damaged.  Reading both
+ * (and position_at_build) also has HDF5 check their chunks' checksums. */
+static int check_positions(struct h5_file *f, const struct md_state_info *info,
+                           const struct md_restart *out, hsize_t first, hsize_t count,
+                           const double *global)
+{
+    const hsize_t n = (hsize_t)out->natoms, ranks = (hsize_t)out->ranks;
+    int64_t *per_rank = sb_malloc(ranks * sizeof *per_rank, "particles per rank");
+    double *in_box = sb_malloc(3 * (count + 1) * sizeof *in_box, "positions in box");
+    double *at_build = sb_malloc(3 * (count + 1) * sizeof *at_build, "positions at build");
+    int rc = read_rows(f, "parameters/restart/particles_per_rank", H5T_NATIVE_INT64, 1, 0, ranks, 0,
+                       ranks, per_rank);
+    if (rc == SB_OK)
+        rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
+                       count, in_box);
+    if (rc == SB_OK)
+        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n,
+                       first, count, at_build);
+    hsize_t end = 0, total = 0;
+    for (hsize_t r = 0; rc == SB_OK && r < ranks; r++)
+        total += per_rank[r] < 0 ? n + 1 : (hsize_t)per_rank[r];
+    if (rc == SB_OK && total != n) rc = damaged(f, "particles_per_rank does not add up to the atoms");
+    int writer = -1;
+    double corner[3] = {0};
+    for (hsize_t i = 0; rc == SB_OK && i < count; i++) {
+        while (first + i >= end) { /* the next writer's rows */
+            end += (hsize_t)per_rank[++writer];
+            int coords[3];
+            coords_of_rank(out->dims, writer / out->team_size, coords);
+            for (int d = 0; d < 3; d++)
+                corner[d] = coords[d] * (info->geo->length[d] / out->dims[d]);
+        }
+        for (int d = 0; d < 3; d++)
+            if (to_global(corner[d], in_box[3 * i + d], info->geo->length[d]) !=
+                global[3 * i + d]) {
+                char why[160];
+                snprintf(why, sizeof why,
+                         "particle row %llu: position and position_in_box disagree",
+                         (unsigned long long)(first + i));
+                rc = damaged(f, why);
+                break;
+            }
+    }
+    free(per_rank);
+    free(in_box);
+    free(at_build);
     return rc;
 }
 
@@ -464,6 +604,12 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
     if (rc == SB_OK)
         rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first,
                        (hsize_t)count, p->id);
+    double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
+    if (rc == SB_OK)
+        rc = read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+                       (hsize_t)count, global);
+    if (rc == SB_OK) rc = check_positions(f, info, out, first, (hsize_t)count, global);
+    free(global);
     p->n = rc == SB_OK ? count : 0;
     if (count > 0) memset(p->f, 0, 3 * sizeof(double) * (size_t)count);
     return rc;
@@ -476,11 +622,11 @@ struct arrival {
 };
 
 /* Another decomposition: a block of the H5MD particles, any owner. */
-static int read_block(struct h5_file *f, const struct md_state_info *info, long long natoms,
-                      struct arrival **block, int *nblock)
+static int read_block(struct h5_file *f, const struct md_state_info *info,
+                      const struct md_restart *out, struct arrival **block, int *nblock)
 {
     const struct topology *t = info->topo;
-    const hsize_t n = (hsize_t)natoms;
+    const hsize_t n = (hsize_t)out->natoms;
     const hsize_t first = n * (hsize_t)t->rank / (hsize_t)t->nranks;
     const hsize_t count = n * (hsize_t)(t->rank + 1) / (hsize_t)t->nranks - first;
     double *x = sb_malloc(3 * (count + 1) * sizeof *x, "positions read");
@@ -493,6 +639,7 @@ static int read_block(struct h5_file *f, const struct md_state_info *info, long 
                        v);
     if (rc == SB_OK)
         rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
+    if (rc == SB_OK) rc = check_positions(f, info, out, first, count, x);
     *block = sb_malloc((count + 1) * sizeof **block, "particles read");
     for (hsize_t i = 0; rc == SB_OK && i < count; i++) {
         memcpy((*block)[i].x, x + 3 * i, sizeof(*block)[i].x);
@@ -626,11 +773,12 @@ static int load_particles(struct h5_file *f, const struct md_state_info *info, s
 {
     const MPI_Comm comm = info->topo->comm;
     int rc = agree(read_run(f, info, out), comm);
+    if (rc == SB_OK) rc = agree(check_frames(f, info, out->step), comm);
     if (rc != SB_OK) return rc;
     if (out->exact) return agree(read_exact(f, info, p, out), comm);
     struct arrival *block = NULL;
     int nblock = 0;
-    rc = agree(read_block(f, info, out->natoms, &block, &nblock), comm);
+    rc = agree(read_block(f, info, out, &block, &nblock), comm);
     if (rc == SB_OK) rc = agree(send_to_owners(block, nblock, info, p, f->m), comm);
     free(block);
     return rc;
