@@ -230,5 +230,13 @@ expect "model predicts, and claims no verdict" 0 'no verdict' -- \
     bash -c "'$SHIFTBOX' model -s model.hockney='$ROOT/docs/results/hockney-2ranks.json' \
         | tee /dev/stderr | grep -q 'verified' && exit 9 || exit 0"
 
+# ---- 8. soak: random valid runs, none hangs, none is wrong --------------------------------
+expect "a short soak: 10 random runs, each ok" 0 \
+    'soak: 10 runs: 10 ok, 0 hangs, 0 wrong bytes, 0 crashes, 0 runtime failures, 0 refused' -- \
+    env SOAK_DIR="$TEST_TMP/soak" "$ROOT/tools/soak.sh" 10 $LIMIT 2026
+expect "... and a soak counts a wrong byte (SOAK_INJECT=1): exit 1" 1 \
+    'soak: 3 runs: 2 ok, 0 hangs, 1 wrong bytes' -- \
+    env SOAK_DIR="$TEST_TMP/soak-inject" SOAK_INJECT=1 "$ROOT/tools/soak.sh" 3 $LIMIT 2026
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
