@@ -16,6 +16,7 @@ fi
 passed=0
 failed=0
 skipped=()
+timings=()
 started=$SECONDS
 
 for t in "$BUILD"/tests/test_*; do
@@ -35,8 +36,10 @@ for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/faults.sh tests/
     tests/smpcost.sh tests/mpi-exchange.sh tests/regression.sh tests/bundle.sh; do
     echo "== $suite"
     log=$(mktemp)
+    suite_started=$SECONDS
     "$suite" 2>&1 | tee "$log"
     last=$(tail -n 1 "$log")
+    timings+=("$(basename "$suite") $((SECONDS - suite_started)) s")
     while IFS= read -r line; do skipped+=("${line#SKIP - }"); done < <(grep '^SKIP - ' "$log")
     rm -f "$log"
     if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
@@ -48,7 +51,7 @@ for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/faults.sh tests/
     fi
 done
 
-echo "all tests took $((SECONDS - started)) s"
+echo "all tests took $((SECONDS - started)) s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'))"
 if [[ ${#skipped[@]} -gt 0 ]]; then
     echo "${#skipped[@]} skipped (neither passed nor failed):"
     printf '  SKIP %s\n' "${skipped[@]}"

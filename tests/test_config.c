@@ -177,6 +177,13 @@ static void test_typed_validation(void **state)
     assert_int_equal(key_validate(&one, "1.5", &m), SB_EUSAGE);
 }
 
+/* A configuration with no -s given yet (each -s key may be given once). */
+static void restart_config(struct config *c)
+{
+    config_free(c);
+    config_init(c);
+}
+
 static void test_choice_lists_and_all(void **state)
 {
     (void)state;
@@ -187,12 +194,17 @@ static void test_choice_lists_and_all(void **state)
     assert_int_equal(config_override(&c, "exchange.module=direct, teamshift", &m), SB_OK);
     assert_true(cfg_choice_item(&c, "exchange.module", 1, item, sizeof item));
     assert_string_equal(item, "teamshift");
+    /* one -s per key: a second is refused, whatever its value */
+    assert_int_equal(config_override(&c, "exchange.module=all", &m), SB_EUSAGE);
+    assert_non_null(strstr(m.text, "given twice"));
+    restart_config(&c);
     assert_int_equal(config_override(&c, "exchange.module=all", &m), SB_OK);
     int n = 0;
     while (cfg_choice_item(&c, "exchange.module", n, item, sizeof item))
         n++;
     assert_int_equal(n, 4);
     assert_string_equal(item, "direct");
+    restart_config(&c);
     assert_int_equal(config_override(&c, "exchange.module=shift,nosuch", &m), SB_EUSAGE);
     assert_non_null(strstr(m.text, "'nosuch' is not one of them"));
     assert_int_equal(config_override(&c, "exchange.module=shift,,direct", &m), SB_EUSAGE);
@@ -219,10 +231,13 @@ static void test_real_lists(void **state)
     assert_false(cfg_all(&c, "stencil.weights"));
     assert_int_equal(cfg_real_list(&c, "stencil.weights", w, 64), 3);
     assert_true(w[1] == -1e-3 && w[2] == 2.0);
+    restart_config(&c);
     assert_int_equal(config_override(&c, "stencil.weights=0.1,x", &m), SB_EUSAGE);
     assert_non_null(strstr(m.text, "stencil.weights"));
     assert_non_null(strstr(m.text, "or auto"));
+    restart_config(&c);
     assert_int_equal(config_override(&c, "stencil.weights=1e7", &m), SB_EUSAGE);
+    restart_config(&c);
     assert_int_equal(config_override(&c, "stencil.weights=", &m), SB_EUSAGE);
     /* an integer list whose word is "auto" */
     assert_true(cfg_all(&c, "stencil.size"));
