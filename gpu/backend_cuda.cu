@@ -304,9 +304,14 @@ void cuda_buffer_free(stencil_backend *b, void *p)
     *x = s->buffers[--s->nbuffers];
 }
 
+// On the copy stream, waited for: a plain cudaMemcpy from pageable memory
+// would go to the legacy default stream, which the non-blocking streams do
+// not wait for, and may return before the data is on the device.
 int cuda_upload(stencil_backend *b, const void *host)
 {
-    CHECK_CUDA(cudaMemcpy(state(b)->in, host, field_bytes(b), cudaMemcpyHostToDevice));
+    cuda_state *s = state(b);
+    CHECK_CUDA(cudaMemcpyAsync(s->in, host, field_bytes(b), cudaMemcpyHostToDevice, s->copy));
+    CHECK_CUDA(cudaStreamSynchronize(s->copy));
     return SB_OK;
 }
 
