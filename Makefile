@@ -11,8 +11,12 @@
 # Options: CUDA=auto|0|1 (build the CUDA parts when nvcc is found / never /
 # always), ASAN=1 (AddressSanitizer + UBSan, in build/asan), SIMGRID=1 (the
 # SimGrid SMPI binary build/smpi/shiftbox: exchange, pingpong and model on
-# simulated platforms; tools/smpi-run.sh runs it), NP=2 (ranks of make run),
-# V=1 (print whole compiler commands).
+# simulated platforms; tools/smpi-run.sh runs it), CUDA_EMU=1 (build/emu/shiftbox:
+# the CUDA sources compiled as host code against the CUDA runtime emulation in
+# tests/cuda_emu/, so stencil.backend=cuda runs without a GPU), NP=2 (ranks of
+# make run), V=1 (print whole compiler commands).
+#
+#   make gpu-check  on a machine with a GPU: tools/gpu-check.sh results/gpu-check
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
@@ -20,6 +24,7 @@ SHELL := /bin/bash
 
 ASAN ?= 0
 CUDA ?= auto
+CUDA_EMU ?= 0
 SIMGRID ?= 0
 NP   ?= 2
 V    ?= 0
@@ -33,6 +38,8 @@ endif
 
 ifeq ($(SIMGRID),1)
 BUILD ?= build/smpi
+else ifeq ($(CUDA_EMU),1)
+BUILD ?= build/emu
 else ifeq ($(ASAN),1)
 BUILD ?= build/asan
 else
@@ -73,6 +80,10 @@ CC      := smpicc
 PKGS    := inih libcjson
 CSTD    += -DSB_SMPI
 OPENMP  :=
+override CUDA := 0
+endif
+
+ifeq ($(CUDA_EMU),1)
 override CUDA := 0
 endif
 
@@ -124,7 +135,16 @@ endif
 ifneq ($(NVCC),)
 CUDA_LINKED := $(if $(CUDA_COMPILE_ONLY),,1)
 endif
-ifeq ($(CUDA_LINKED),1)
+ifeq ($(CUDA_EMU),1)
+# The same gpu/*.cu through g++ (gpu/cuda_compat.h maps the launches), with
+# the emulated runtime; contractions off as nvcc's --fmad=false.
+CXX      := g++
+EMU_CXXFLAGS = -std=c++17 -O2 -g -ffp-contract=off -Wall -Wextra -Werror $(SAN) -Itests/cuda_emu
+GPU_OBJ  := $(CU_OBJ) $(BUILD)/obj/tests/cuda_emu/cuda_emu.o
+GPU_LIBS := -lstdc++
+CU_CHECK :=
+UNIT_TESTS_OFF := 1
+else ifeq ($(CUDA_LINKED),1)
 GPU_OBJ  := $(CU_OBJ)
 GPU_LIBS  = $(CUDA_LIBS)
 else
@@ -142,12 +162,12 @@ OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(GPU_OBJ)
 LIB_OBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
 
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
-ifeq ($(SIMGRID),1)
+ifneq ($(SIMGRID)$(UNIT_TESTS_OFF),0)
 UNIT_TESTS :=
 endif
 
 # ---- targets --------------------------------------------------------------------
-.PHONY: all deps run check bench clean tests format
+.PHONY: all deps run check bench clean tests format gpu-check
 
 all: $(BIN) $(CU_CHECK)
 
@@ -160,10 +180,22 @@ $(BUILD)/obj/%.o: %.c
 	$(say) CC $<
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+ifeq ($(CUDA_EMU),1)
+$(BUILD)/obj/gpu/%.o: gpu/%.cu $(wildcard gpu/*.h) tests/cuda_emu/cuda_runtime.h
+	@mkdir -p $(@D)
+	$(say) CXX $<
+	$(Q)$(CXX) $(EMU_CXXFLAGS) -x c++ -c $< -o $@
+
+$(BUILD)/obj/tests/cuda_emu/%.o: tests/cuda_emu/%.cpp tests/cuda_emu/cuda_runtime.h
+	@mkdir -p $(@D)
+	$(say) CXX $<
+	$(Q)$(CXX) $(EMU_CXXFLAGS) -c $< -o $@
+else
 $(BUILD)/obj/gpu/%.o: gpu/%.cu $(wildcard gpu/*.h)
 	@mkdir -p $(@D)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(NVFLAGS) -c $< -o $@
+endif
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -182,7 +214,13 @@ run: deps
 check: deps
 	@$(MAKE) --no-print-directory tests
 	@if command -v smpicc >/dev/null; then $(MAKE) --no-print-directory SIMGRID=1 ASAN=0 all; fi
+	@$(MAKE) --no-print-directory CUDA_EMU=1 ASAN=0 all
 	@SHIFTBOX=$(BIN) BUILD=$(BUILD) tests/run-all.sh
+
+# On a machine with a GPU: the CUDA backend's one-call validation.
+gpu-check:
+	@$(MAKE) --no-print-directory CUDA=1 all
+	tools/gpu-check.sh results/gpu-check $(BIN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -44,6 +44,7 @@ struct stencil_layout {
     double weights[7];   /* 5 used in 2D, 7 in 3D, in the order above */
     bool pinned;         /* CUDA: page-locked host staging buffers */
     bool device_buffers; /* CUDA: MPI reads and writes device memory (CUDA-aware MPI) */
+    int device_sharers;  /* CUDA: ranks of this node that share this rank's GPU */
     int threads;         /* CPU: OpenMP threads per rank (0: OpenMP's default) */
 };
 
@@ -85,6 +86,9 @@ struct stencil_backend_ops {
     /* Copy bandwidth of this memory: copies `in` to `out` `reps` times;
      * seconds for all. */
     int (*copy_time)(struct stencil_backend *b, int reps, double *seconds);
+    /* The largest cache in front of this memory (CPU: the last level; GPU:
+     * L2), so that a calibration can measure the memory, not the cache. */
+    size_t (*cache_bytes)(void);
 };
 
 struct stencil_backend {

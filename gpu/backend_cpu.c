@@ -5,6 +5,7 @@
 #include "backend.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,14 @@ static int cpu_copy_time(struct stencil_backend *b, int reps, double *seconds)
     return SB_OK;
 }
 
+static size_t cpu_cache_bytes(void)
+{
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l3 > 0) return (size_t)l3;
+    if (l2 > 0) return (size_t)l2;
+    return (size_t)32 << 20; /* not reported: a generous last level */
+}
+
 const struct stencil_backend_ops stencil_backend_cpu = {
     .name = "cpu",
     .init = cpu_init,
@@ -255,4 +264,5 @@ const struct stencil_backend_ops stencil_backend_cpu = {
     .sweep_wait = cpu_sweep_wait,
     .swap = cpu_swap,
     .copy_time = cpu_copy_time,
+    .cache_bytes = cpu_cache_bytes,
 };

@@ -7,15 +7,21 @@
 //   main stream   every other sweep
 //
 // Every operation but sweep_start waits for its own work before it returns,
-// so the driver may hand a buffer to MPI or swap the fields right after it.
-// Built with --fmad=false so that products and sums round as on the CPU and
-// the two backends agree bit for bit.
+// so the driver may hand a buffer to MPI or swap the fields right after it;
+// the streams are non-blocking, so nothing else orders them (not the legacy
+// default stream either: every copy names its stream).  The copy stream has
+// the highest priority so that halo work is not queued behind the interior
+// sweep (seed 004 sec. 3.6.3).  Built with --fmad=false so that products and
+// sums round as on the CPU and the two backends agree bit for bit.
+//
+// Kernels are launched through SB_LAUNCH (gpu/cuda_compat.h), which lets
+// `make CUDA_EMU=1` run this very file on a host emulation of the runtime.
 extern "C" {
 #include "backend.h"
 #include "device.h"
 }
 
-#include <cuda_runtime.h>
+#include "cuda_compat.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -162,13 +168,11 @@ int launch_sweep(stencil_backend *b, const sbox &box, cudaStream_t stream)
     long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
-        sweep_kernel<float>
-            <<<grid_for(box), block, 0, stream>>>((const float *)s->in, (float *)s->out, box, sy,
-                                                  sz, make_weights<float>(l), l->dim == 3);
+        SB_LAUNCH(sweep_kernel<float>, grid_for(box), block, stream, (const float *)s->in,
+                  (float *)s->out, box, sy, sz, make_weights<float>(l), l->dim == 3);
     else
-        sweep_kernel<double>
-            <<<grid_for(box), block, 0, stream>>>((const double *)s->in, (double *)s->out, box, sy,
-                                                  sz, make_weights<double>(l), l->dim == 3);
+        SB_LAUNCH(sweep_kernel<double>, grid_for(box), block, stream, (const double *)s->in,
+                  (double *)s->out, box, sy, sz, make_weights<double>(l), l->dim == 3);
     CHECK_LAUNCH("sweep_kernel");
     return SB_OK;
 }
@@ -182,11 +186,11 @@ int launch_pack(stencil_backend *b, const sbox &box, void *dev, bool to_buffer)
     long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
-        pack_kernel<uint32_t><<<grid_for(box), block, 0, s->copy>>>(
-            (uint32_t *)s->in, (uint32_t *)dev, box, sy, sz, to_buffer);
+        SB_LAUNCH(pack_kernel<uint32_t>, grid_for(box), block, s->copy, (uint32_t *)s->in,
+                  (uint32_t *)dev, box, sy, sz, to_buffer);
     else
-        pack_kernel<uint64_t><<<grid_for(box), block, 0, s->copy>>>(
-            (uint64_t *)s->in, (uint64_t *)dev, box, sy, sz, to_buffer);
+        SB_LAUNCH(pack_kernel<uint64_t>, grid_for(box), block, s->copy, (uint64_t *)s->in,
+                  (uint64_t *)dev, box, sy, sz, to_buffer);
     CHECK_LAUNCH("pack_kernel");
     return SB_OK;
 }
@@ -214,24 +218,30 @@ int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
     cuda_state *s = static_cast<cuda_state *>(calloc(1, sizeof(cuda_state)));
     if (!s) return sb_fail(m, SB_ERUNTIME, "stencil: out of host memory");
     b->impl = s;
+    // Every rank that shares this device allocates as much at the same time.
     size_t bytes = field_bytes(b), free_bytes = 0, total_bytes = 0;
+    size_t sharers = l->device_sharers > 1 ? (size_t)l->device_sharers : 1;
     CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (2 * bytes > free_bytes)
+    if (2 * bytes * sharers > free_bytes)
         return sb_fail(m, SB_EUSAGE,
-                       "stencil: two fields of %zu bytes each need %zu bytes of device memory; "
-                       "%zu of %zu are free; reduce stencil.size or use more ranks",
-                       bytes, 2 * bytes, free_bytes, total_bytes);
-    CHECK_CUDA(cudaMalloc(&s->in, bytes));
-    CHECK_CUDA(cudaMalloc(&s->out, bytes));
-    CHECK_CUDA(cudaMemset(s->in, 0, bytes));
-    CHECK_CUDA(cudaMemset(s->out, 0, bytes));
-    CHECK_CUDA(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
-    CHECK_CUDA(cudaStreamCreateWithFlags(&s->inner, cudaStreamNonBlocking));
-    CHECK_CUDA(cudaStreamCreateWithFlags(&s->main, cudaStreamNonBlocking));
+                       "stencil: two fields of %zu bytes each on %zu rank(s) sharing this GPU "
+                       "need %zu bytes of device memory; %zu of %zu are free; reduce "
+                       "stencil.size or use more GPUs",
+                       bytes, sharers, 2 * bytes * sharers, free_bytes, total_bytes);
+    int least = 0, greatest = 0;
+    CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CHECK_CUDA(cudaStreamCreateWithPriority(&s->copy, cudaStreamNonBlocking, greatest));
+    CHECK_CUDA(cudaStreamCreateWithPriority(&s->inner, cudaStreamNonBlocking, least));
+    CHECK_CUDA(cudaStreamCreateWithPriority(&s->main, cudaStreamNonBlocking, least));
     for (int i = 0; i < 3; i++) {
         CHECK_CUDA(cudaEventCreate(&s->t0[i]));
         CHECK_CUDA(cudaEventCreate(&s->t1[i]));
     }
+    CHECK_CUDA(cudaMalloc(&s->in, bytes));
+    CHECK_CUDA(cudaMalloc(&s->out, bytes));
+    CHECK_CUDA(cudaMemsetAsync(s->in, 0, bytes, s->copy));
+    CHECK_CUDA(cudaMemsetAsync(s->out, 0, bytes, s->copy));
+    CHECK_CUDA(cudaStreamSynchronize(s->copy));
     return SB_OK;
 }
 
@@ -277,18 +287,23 @@ void *cuda_buffer_alloc(stencil_backend *b, size_t bytes)
             static_cast<staged *>(sb_realloc(s->buffers, s->capacity * sizeof(staged), "buffers"));
     }
     staged x = {nullptr, nullptr, bytes, false};
+    const char *call = "cudaMalloc of a halo buffer";
     cudaError_t rc = cudaMalloc(&x.device, bytes);
+    bool have_device = rc == cudaSuccess;
     if (rc == cudaSuccess && b->layout.device_buffers) {
         x.mpi = x.device;
     } else if (rc == cudaSuccess && b->layout.pinned) {
+        call = "cudaMallocHost of a halo buffer";
         rc = cudaMallocHost(&x.mpi, bytes);
         x.pinned = true;
     } else if (rc == cudaSuccess) {
+        call = "malloc of a halo buffer";
         x.mpi = malloc(bytes);
         if (!x.mpi) rc = cudaErrorMemoryAllocation;
     }
     if (rc != cudaSuccess) {
-        cuda_error("allocating a halo buffer", rc, __FILE__, __LINE__);
+        cuda_error(call, rc, __FILE__, __LINE__);
+        if (have_device) cudaFree(x.device); // the device half of a failed pair
         return nullptr;
     }
     s->buffers[s->nbuffers++] = x;
@@ -407,10 +422,20 @@ int cuda_copy_time(stencil_backend *b, int reps, double *seconds)
     return timed_wait(s, S_MAIN, seconds);
 }
 
+size_t cuda_cache_bytes(void)
+{
+    int device = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess || prop.l2CacheSize <= 0)
+        return (size_t)64 << 20; // not reported: larger than any L2 so far
+    return (size_t)prop.l2CacheSize;
+}
+
 const stencil_backend_ops cuda_ops = {
     "cuda",           cuda_init,       cuda_destroy, cuda_buffer_alloc, cuda_buffer_free,
     cuda_upload,      cuda_download,   cuda_pack,    cuda_unpack,       cuda_sweep,
-    cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,
+    cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,    cuda_cache_bytes,
 };
 
 } // namespace

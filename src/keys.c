@@ -9,9 +9,9 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",   "decomp",  "exchange", "md",    "checkpoint",
-                                       "model", "pingpong", "stats",    "timer", "stencil",
-                                       "smpcost", "config", NULL};
+const char *const config_sections[] = {"run",     "decomp",   "exchange", "md",    "checkpoint",
+                                       "model",   "pingpong", "stats",    "timer", "stencil",
+                                       "smpcost", "config",   NULL};
 
 const struct key_spec config_keys[] = {
     /* [config] ---------------------------------------------------------- */
@@ -128,7 +128,8 @@ const struct key_spec config_keys[] = {
     {"checkpoint", "units", KEY_CHOICE, "reduced", NO_INT, NO_REAL, "reduced|none",
      "reduced: H5MD unit attributes in Lennard-Jones units (sigma, tau); none: no unit "
      "attributes (MDAnalysis refuses units it does not know)"},
-    {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|abort-during-write|write-fails-on-one-rank",
+    {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL,
+     "none|abort-during-write|write-fails-on-one-rank",
      "abort-during-write: abort the job halfway through the run's second checkpoint (the "
      "first is then complete and must survive); write-fails-on-one-rank: the last rank alone "
      "fails a write of that checkpoint, as on a full disk (the job must end with exit 3, not "
@@ -228,10 +229,10 @@ const struct key_spec config_keys[] = {
      "untimed iterations before each point (the field is then reset)"},
     {"stencil", "verify", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "compare the final field bit for bit with a single-rank depth-1 run of the same "
-     "backend (and with the CPU backend, to 1e-6, when the run is on CUDA)"},
+     "backend (and, on CUDA, bit for bit with the CPU backend too)"},
     {"stencil", "calibrate", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
-     "measure the memory's copy bandwidth and report the single-sweep kernel's bandwidth as "
-     "a ratio of it"},
+     "measure the memory's copy bandwidth and report the sweep kernel's bandwidth as "
+     "a ratio of it, on a field of at least 4 times the cache in front of the memory"},
     {"stencil", "inject_fault", KEY_INT, "-1", -1, 100000000, NO_REAL, NULL,
      "test: after exchange number N (0-based) the last rank corrupts one halo value"},
 

@@ -39,6 +39,7 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
         .real_bytes = p->real_bytes,
         .pinned = p->pinned,
         .device_buffers = p->device_buffers,
+        .device_sharers = p->device_sharers,
         .threads = p->threads,
     };
     memcpy(l.ext, r->grid.ext, sizeof l.ext);

@@ -33,6 +33,7 @@ struct stencil_params {
     int real_bytes;
     double weights[7];
     bool pinned, device_buffers;
+    int device_sharers; /* ranks of this node on this rank's GPU (CUDA) */
     int threads;
     long inject_fault; /* exchange number after which one halo value is corrupted; -1: none */
 };

@@ -1,0 +1,18 @@
+// The one place where the CUDA sources meet a compiler that is not nvcc.
+// Under nvcc this is the CUDA runtime and the <<<...>>> launch.  Otherwise
+// (make CUDA_EMU=1) <cuda_runtime.h> is the host emulation in tests/cuda_emu/
+// and a launch queues the same kernel, compiled as host code, on the
+// emulated stream.  Launch kernels only through SB_LAUNCH.
+#ifndef SB_GPU_CUDA_COMPAT_H
+#define SB_GPU_CUDA_COMPAT_H
+
+#include <cuda_runtime.h>
+
+#ifdef __CUDACC__
+#define SB_LAUNCH(kernel, grid, block, stream, ...) kernel<<<grid, block, 0, stream>>>(__VA_ARGS__)
+#else
+#define SB_LAUNCH(kernel, grid, block, stream, ...)                                                \
+    cuda_emu_kernel(grid, block, stream, &kernel, __VA_ARGS__)
+#endif
+
+#endif

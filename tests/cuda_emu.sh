@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The CUDA backend without a GPU: gpu/backend_cuda.cu, built with
+# `make CUDA_EMU=1` against the host emulation of the CUDA runtime
+# (tests/cuda_emu/), runs the stencil in both policies of the emulation --
+# eager and adversarial (stream work deferred to the synchronisation that
+# forces it, independent streams in a random order) -- over 2D and 3D, float
+# and double, sync/async, overlap on/off, depths 1-8, 1/2/4 ranks, pinned
+# on/off, and must give 0 differing points against the CPU backend and the
+# same-backend reference.  Then the synchronisations the backend relies on
+# are taken out, one at a time, in a copy of the source: the adversarial
+# policy must see wrong data (exit 1), so these runs can fail.
+source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+EMU=${SHIFTBOX_EMU:-$ROOT/build/emu/shiftbox}
+if [[ ! -x $EMU ]]; then
+    fail "the emulated CUDA build $EMU exists (make CUDA_EMU=1)"
+    echo "$PASSED passed, $FAILED failed"
+    exit 1
+fi
+
+# every point: verified against the same backend and identical to the CPU
+all_identical() {
+    $PY - "$1" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+pts = s["results"]["points"]
+bad = [p for p in pts if p["verified"] != "true" or p.get("cpu_agrees") is not True
+       or p.get("cpu_differing_points") != 0 or p.get("differing_points") != 0]
+assert pts and not bad, f"{len(bad)} of {len(pts)} points differ: {bad[:1]}"
+assert "emulation" in s["results"]["device"], s["results"]["device"]
+EOF
+}
+
+matrix() { # POLICY DIM PRECISION RANKS PINNED
+    local policy=$1 dim=$2 prec=$3 np=$4 pinned=$5
+    local name="emulated CUDA $policy: ${dim}D $prec np=$np pinned=$pinned, depths 1-8 x sync/async x overlap 0/1"
+    local out="$TEST_TMP/m-$policy-$dim-$prec-$np-$pinned" size=72,40
+    [[ $dim == 3 ]] && size=24,20,18
+    if SHIFTBOX_CUDA_EMU=$policy "${MPIRUN[@]}" -np "$np" "$EMU" stencil -s stencil.backend=cuda \
+        -s stencil.dim="$dim" -s stencil.size=$size -s stencil.precision="$prec" \
+        -s stencil.pinned="$pinned" -s stencil.depth=1-8 -s stencil.exchange=all \
+        -s stencil.overlap=0,1 -s stencil.iterations=17 -s stencil.verify=1 \
+        --out "$out" >"$out.log" 2>&1 && all_identical "$out" >>"$out.log" 2>&1; then
+        pass "$name: 0 differing points against the CPU backend"
+    else
+        fail "$name" "$out.log"
+    fi
+}
+
+for policy in eager adversarial; do
+    for dim in 2 3; do
+        for prec in float double; do
+            for np in 1 2 4; do
+                for pinned in 0 1; do
+                    matrix $policy $dim $prec $np $pinned
+                done
+            done
+        done
+    done
+done
+
+# ---- the device's memory is shared by the ranks on it --------------------------
+# 400 kB of device memory: one rank's two fields of half a 256 x 256 grid
+# (2 x 137 kB) fit alone, not twice over on 2 ranks that share the GPU.
+expect "2 ranks sharing a GPU with room for one: exit 2 with the numbers" 2 \
+    'on 2 rank\(s\) sharing this GPU need' -- \
+    env SHIFTBOX_CUDA_EMU_MEMORY=400000 "${MPIRUN[@]}" -np 2 "$EMU" stencil \
+    -s stencil.backend=cuda -s stencil.size=256,256 -s stencil.depth=2 -s stencil.iterations=2
+expect "1 rank with the same fields and room runs" 0 'field hash' -- \
+    env SHIFTBOX_CUDA_EMU_MEMORY=400000 "$EMU" stencil -s stencil.backend=cuda \
+    -s stencil.size=256,128 -s stencil.depth=2 -s stencil.iterations=2
+expect "SHIFTBOX_CUDA_EMU=lazy: exit 2 naming the accepted policies" 2 \
+    "SHIFTBOX_CUDA_EMU = 'lazy': accepted: eager or adversarial" -- \
+    env SHIFTBOX_CUDA_EMU=lazy "$EMU" stencil -s stencil.backend=cuda -s stencil.iterations=1
+
+# ---- each synchronisation taken out is caught ---------------------------------
+# A copy of the sources with one change, built beside the real build (only
+# gpu/backend_cuda.cu recompiles); `change` fails when the text is not found,
+# so a test whose fault no longer applies fails instead of passing quietly.
+variant() { # NAME PYTHON-OLD PYTHON-NEW
+    local dir="$TEST_TMP/variant-$1"
+    mkdir -p "$dir/build"
+    cp -a "$ROOT/Makefile" "$ROOT/src" "$ROOT/comm" "$ROOT/gpu" "$ROOT/tests" "$dir/"
+    cp -a "$ROOT/build/emu" "$dir/build/"
+    $PY - "$dir/gpu/backend_cuda.cu" "$2" "$3" <<'EOF' || return 1
+import sys
+path, old, new = sys.argv[1:]
+text = open(path).read()
+if text.count(old) != 1:
+    sys.exit(f"the text to change occurs {text.count(old)} times in {path}: {old!r}")
+open(path, "w").write(text.replace(old, new))
+EOF
+    make -C "$dir" --no-print-directory CUDA_EMU=1 ASAN=0 >"$dir.build.log" 2>&1 || {
+        cat "$dir.build.log"
+        return 1
+    }
+    echo "$dir/build/emu/shiftbox"
+}
+
+fault_case() { # NAME RANKS BINARY ARGS...
+    local name=$1 np=$2 bin=$3
+    shift 3
+    expect "$name: the adversarial policy sees wrong data (exit 1)" 1 'verified: false' \
+        'points differ' -- \
+        env SHIFTBOX_CUDA_EMU=adversarial "${MPIRUN[@]}" -np "$np" "$bin" stencil \
+        -s stencil.backend=cuda -s stencil.verify=1 "$@"
+}
+
+# 1. the upload as it was: a plain cudaMemcpy from pageable memory, which the
+#    non-blocking streams do not wait for
+if bin=$(variant upload '    cuda_state *s = state(b);
+    CHECK_CUDA(cudaMemcpyAsync(s->in, host, field_bytes(b), cudaMemcpyHostToDevice, s->copy));
+    CHECK_CUDA(cudaStreamSynchronize(s->copy));' \
+    '    CHECK_CUDA(cudaMemcpy(state(b)->in, host, field_bytes(b), cudaMemcpyHostToDevice));'); then
+    fault_case "upload without ordering (the race of issue 14)" 1 "$bin" -s stencil.size=64,48 \
+        -s stencil.depth=1,3 -s stencil.iterations=8
+    expect "the same race under the eager policy goes unseen (why adversarial is the default)" \
+        0 'verified: true' -- env SHIFTBOX_CUDA_EMU=eager "$bin" stencil -s stencil.backend=cuda \
+        -s stencil.verify=1 -s stencil.size=64,48 -s stencil.depth=1,3 -s stencil.iterations=8
+else
+    fail "the upload-race variant builds"
+fi
+
+# 2. pack returns before its copies are done: MPI sends stale halo buffers
+if bin=$(variant pack '    CHECK_CUDA(cudaEventRecord(s->t1[S_COPY], s->copy));
+    return timed_wait(s, S_COPY, seconds);' '    CHECK_CUDA(cudaEventRecord(s->t1[S_COPY], s->copy));
+    *seconds = 0;
+    return SB_OK;'); then
+    fault_case "pack and unpack without waiting for the copy stream" 2 "$bin" \
+        -s stencil.size=64,48 -s stencil.depth=2 -s stencil.iterations=8 -s stencil.pinned=1
+else
+    fail "the pack variant builds"
+fi
+
+# 3. the interior sweep not waited for before the fields swap
+if bin=$(variant inner 'int cuda_sweep_wait(stencil_backend *b, double *seconds)
+{
+    return timed_wait(state(b), S_INNER, seconds);' 'int cuda_sweep_wait(stencil_backend *b, double *seconds)
+{
+    *seconds = 0;
+    (void)b;
+    return SB_OK;'); then
+    fault_case "overlap without waiting for the interior sweep" 2 "$bin" -s stencil.size=64,48 \
+        -s stencil.depth=2 -s stencil.overlap=1 -s stencil.iterations=8
+else
+    fail "the interior-sweep variant builds"
+fi
+
+echo "$PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]

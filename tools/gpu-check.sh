@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# One call validates ShiftBox's CUDA backend on a machine with a GPU (CI
+# runs the same backend on an emulated runtime: tests/cuda_emu.sh).
+#
+#   tools/gpu-check.sh OUTDIR [BINARY]        (make gpu-check: results/gpu-check)
+#
+# Lines, each PASS, FAIL or SKIP with its reason:
+#   smoke       a verified 2D run on the CUDA backend
+#   matrix      2D/3D x float/double x pinned 0/1 on 1, 2 and 4 ranks, each
+#               with depths 1-8, sync/async, overlap 0/1: every point bit for
+#               bit equal to the CPU backend and to the single-rank reference
+#   sanitizer   compute-sanitizer memcheck, racecheck and synccheck on a small
+#               run (SKIP when compute-sanitizer is not on PATH)
+#   bandwidth   the sweep kernel's bandwidth against the device's copy
+#               bandwidth at two field sizes, each at least 4 x the L2 cache
+#               (PASS: ratio >= 0.5)
+#   overlap     configs/valen-2d.ini (depths 1-64, sync/async, overlap) on
+#               one rank per GPU
+# and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
+# each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
+#
+# Without MPI or HDF5 on the GPU machine: on a machine with them, `make
+# CUDA=1 && tools/bundle-runtime.sh`, copy the checkout (with .devrt/) over,
+# and there run `source .devrt/env.sh && tools/gpu-check.sh results/gpu-check`.
+# MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS (default: the GPU count)
+# change the rank counts; OVERLAP_ARGS adds -s options to the overlap run
+# (e.g. a smaller size for a quick look).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
+bin=${2:-build/shiftbox}
+PY=$(command -v python3 || true)
+mkdir -p "$out/runs"
+: >"$out/gpu-check.tsv"
+[[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun --oversubscribe)
+
+record() { # STATUS NAME DETAIL
+    printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/gpu-check.tsv"
+    printf '%-4s %s: %s\n' "$1" "$2" "$3"
+}
+
+# Every point of DIR/summary.json equal to the CPU backend and the reference.
+identical() {
+    [[ -n $PY ]] || return 0
+    "$PY" - "$1" <<'EOF'
+import json, sys
+pts = json.load(open(sys.argv[1] + "/summary.json"))["results"]["points"]
+bad = [p for p in pts if p["verified"] != "true" or p.get("cpu_differing_points") != 0]
+if not pts or bad:
+    sys.exit(f"{len(bad)} of {len(pts)} points differ")
+EOF
+}
+
+if [[ ! -x $bin ]]; then
+    record FAIL build "$bin not found (make CUDA=1)"
+    exit 1
+fi
+if ! gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then gpus=0; fi
+[[ $gpus -gt 0 ]] || gpus=1
+
+# ---- smoke ------------------------------------------------------------------
+if "$bin" stencil -s stencil.backend=cuda -s stencil.size=256,256 -s stencil.depth=1,4 \
+    -s stencil.iterations=16 -s stencil.verify=1 --out "$out/runs/smoke" \
+    >"$out/runs/smoke.log" 2>&1; then
+    record PASS smoke "$(grep -m1 -o 'cuda [a-z]*, [0-9]* iterations' "$out/runs/smoke.log")"
+else
+    record FAIL smoke "exit $? (see runs/smoke.log)"
+    echo "the CUDA backend does not run here; the other checks are left out"
+    exit 1
+fi
+
+# ---- the bitwise matrix -------------------------------------------------------
+for np in ${MATRIX_RANKS:-1 2 4}; do
+    for dim in 2 3; do
+        for prec in float double; do
+            for pinned in 0 1; do
+                name="matrix ${dim}D $prec np=$np pinned=$pinned"
+                dir="$out/runs/matrix-$dim-$prec-$np-$pinned"
+                size=512,384
+                [[ $dim == 3 ]] && size=96,80,64
+                if "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda \
+                    -s stencil.dim=$dim -s stencil.size=$size -s stencil.precision=$prec \
+                    -s stencil.pinned=$pinned -s stencil.depth=1-8 -s stencil.exchange=all \
+                    -s stencil.overlap=0,1 -s stencil.iterations=33 -s stencil.verify=1 \
+                    --out "$dir" >"$dir.log" 2>&1 && identical "$dir" >>"$dir.log" 2>&1; then
+                    record PASS "$name" "32 points, 0 differing against the CPU backend"
+                else
+                    record FAIL "$name" "see runs/$(basename "$dir").log"
+                fi
+            done
+        done
+    done
+done
+
+# ---- compute-sanitizer ----------------------------------------------------------
+for tool in memcheck racecheck synccheck; do
+    if ! command -v compute-sanitizer >/dev/null; then
+        record SKIP "sanitizer $tool" "compute-sanitizer not on PATH"
+        continue
+    fi
+    log="$out/runs/sanitizer-$tool.log"
+    if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
+        -s stencil.backend=cuda -s stencil.size=128,96 -s stencil.depth=1,3 \
+        -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=8 >"$log" 2>&1; then
+        record PASS "sanitizer $tool" "$(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$log")"
+    else
+        record FAIL "sanitizer $tool" "exit $? (see runs/sanitizer-$tool.log)"
+    fi
+done
+
+# ---- bandwidth against the device's copies ----------------------------------------
+for size in 4096,4096 16384,8192; do
+    dir="$out/runs/bandwidth-${size/,/x}"
+    if "$bin" stencil -s stencil.backend=cuda -s stencil.size=$size -s stencil.iterations=1 \
+        -s stencil.calibrate=1 --out "$dir" >"$dir.log" 2>&1 && [[ -n $PY ]]; then
+        read -r verdict detail < <("$PY" - "$dir" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1] + "/summary.json"))["results"]["calibration"]
+ok = c["ratio"] >= 0.5 and c["field_bytes_per_rank"] >= 4 * c["cache_bytes"]
+print("PASS" if ok else "FAIL",
+      f"sweep {c['sweep_gb_per_s']:.0f} GB/s, copy {c['copy_gb_per_s']:.0f} GB/s, "
+      f"ratio {c['ratio']:.3f}, field {c['field_bytes_per_rank'] / 1e6:.0f} MB "
+      f"(L2 {c['cache_bytes'] / 1e6:.0f} MB)")
+EOF
+        )
+        record "$verdict" "bandwidth at ${size}" "$detail"
+    else
+        record FAIL "bandwidth at ${size}" "see runs/$(basename "$dir").log (python3 needed)"
+    fi
+done
+
+# ---- the overlap run of the paper's 2D case -----------------------------------------
+np=${OVERLAP_RANKS:-$gpus}
+dir="$out/runs/valen-2d"
+# shellcheck disable=SC2086 # OVERLAP_ARGS is a list of words
+if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.backend=cuda \
+    ${OVERLAP_ARGS:-} --out "$dir" >"$dir.log" 2>&1; then
+    record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
+else
+    record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"
+fi
+
+# ---- summary -----------------------------------------------------------------------
+{
+    echo "gpu-check $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nvidia-smi -L 2>/dev/null | head -1)"
+    awk -F'\t' '{printf "%-4s %s: %s\n", $1, $2, $3}' "$out/gpu-check.tsv"
+    awk -F'\t' '{n[$1]++} END {printf "%d passed, %d failed, %d skipped\n", n["PASS"], n["FAIL"], n["SKIP"]}' \
+        "$out/gpu-check.tsv"
+} >"$out/gpu-check.txt"
+awk -F'\t' 'BEGIN {print "["} {gsub(/"/, "\\\"", $3); printf "%s{\"status\": \"%s\", \"check\": \"%s\", \"detail\": \"%s\"}", (NR > 1 ? ",\n" : ""), $1, $2, $3} END {print "\n]"}' \
+    "$out/gpu-check.tsv" >"$out/gpu-check.json"
+tail -n 1 "$out/gpu-check.txt"
+! grep -q '^FAIL' "$out/gpu-check.tsv"
