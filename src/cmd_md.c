@@ -26,6 +26,7 @@
 #include "md/neighbor.h"
 #include "md/state.h"
 #include "checkpoint/checkpoint.h"
+#include "md/trajectory.h"
 #include "model.h"
 #include "node_memory.h"
 #include "../comm/exchange.h"
@@ -85,6 +86,7 @@ struct md_run {
     long start;        /* the first step: 0, or the checkpoint's */
     double conserved0; /* the conserved energy per atom at step 0 */
     struct checkpoint_plan ckpt;
+    struct md_trajectory traj;
     struct md_state_info info;
     char *config_text;
     bool restarted;
@@ -209,9 +211,9 @@ static int check_memory(struct md_run *r, struct sb_msg *m)
                    "checkpoint staging %.3g, the process before md %.3g GB), "
                    "but %d ranks share %.3g GB on this node (MemAvailable %.3g GB%s); accepted: "
                    "smaller md.cells, or more nodes",
-                   c[0], c[1], c[2], natoms, most[0] / 1e9, f->particles / 1e9,
-                   f->exchange / 1e9, f->lists / 1e9, f->staging / 1e9, f->baseline / 1e9,
-                   nm.ranks_here, nm.room / 1e9, nm.available / 1e9, cgroup);
+                   c[0], c[1], c[2], natoms, most[0] / 1e9, f->particles / 1e9, f->exchange / 1e9,
+                   f->lists / 1e9, f->staging / 1e9, f->baseline / 1e9, nm.ranks_here,
+                   nm.room / 1e9, nm.available / 1e9, cgroup);
 }
 
 /* exchange.module = auto: the module with the smallest prediction for this
@@ -523,18 +525,6 @@ static int load_checkpoint(struct md_run *r, const char *path, struct sb_msg *m)
     return SB_OK;
 }
 
-/* The resolved configuration as INI text, for the checkpoint. */
-static char *resolved_configuration(const struct run_ctx *ctx)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) return sb_strdup("");
-    config_write_ini(ctx->cfg, ctx->cmd->sections, f);
-    fclose(f);
-    return text;
-}
-
 static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
 {
     int dims[3], team = 1;
@@ -554,7 +544,7 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
                               .trim = r->prm.trim ? &r->trim : NULL};
     CHECK(exchange_create(&r->x, r->module, &r->topo, &o, m));
     slots_init(&r->slots, r->x.kdim);
-    r->config_text = resolved_configuration(ctx);
+    r->config_text = config_ini_text(ctx->cfg, ctx->cmd->sections);
     r->info =
         (struct md_state_info){.prm = &r->prm,
                                .geo = &r->geo,
@@ -565,9 +555,9 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
     const char *restart = cfg_text(ctx->cfg, "checkpoint.restart");
     CHECK(restart[0] ? load_checkpoint(r, restart, m) : initial_state(r));
     r->drift_derived = r->prm.drift_bound == 0.0;
-    if (r->drift_derived)
-        r->prm.drift_bound = md_drift_bound(r->prm.dt, r->prm.steps, r->natoms);
-    return checkpoint_plan_init(&r->ckpt, ctx->cfg, ctx->out_dir, r->topo.comm, m);
+    if (r->drift_derived) r->prm.drift_bound = md_drift_bound(r->prm.dt, r->prm.steps, r->natoms);
+    CHECK(checkpoint_plan_init(&r->ckpt, ctx->cfg, ctx->out_dir, r->topo.comm, m));
+    return md_trajectory_open(&r->traj, ctx->cfg, ctx->out_dir, &r->info, r->natoms, m);
 }
 
 static void run_free(struct md_run *r)
@@ -717,6 +707,13 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
     cJSON_AddNumberToObject(ck, "bytes", r->ckpt.bytes);
     cJSON_AddNumberToObject(ck, "seconds", r->ckpt.seconds);
     cJSON_AddStringToObject(ck, "dir", r->ckpt.dir);
+    if (r->traj.every > 0) {
+        cJSON *tr = cJSON_AddObjectToObject(o, "trajectory");
+        cJSON_AddStringToObject(tr, "file", r->traj.path);
+        cJSON_AddNumberToObject(tr, "every", (double)r->traj.every);
+        cJSON_AddNumberToObject(tr, "frames", (double)r->traj.frames);
+        cJSON_AddNumberToObject(tr, "seconds", r->traj.seconds);
+    }
     CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
 
     struct report_text csv;
@@ -774,8 +771,8 @@ static void print_results(const struct md_run *r, const struct md_results *res)
     log_info("\nverified: %s (energy drift %.3e, bound %.2e%s; particles %lld of %lld; %.4g "
              "atom-steps/s over %.3f s)",
              res->verified ? "true" : "false", res->drift, r->prm.drift_bound,
-             r->drift_derived ? " from dt, steps and atoms" : "", res->count,
-             r->natoms, res->rate, res->loop);
+             r->drift_derived ? " from dt, steps and atoms" : "", res->count, r->natoms, res->rate,
+             res->loop);
 }
 
 int cmd_md(struct run_ctx *ctx)
@@ -807,11 +804,17 @@ int cmd_md(struct run_ctx *ctx)
     r.bytes_sent = 0;
     if (rc == SB_OK && !r.restarted && r.prm.steps == 0 && r.ckpt.at_end)
         rc = write_checkpoint(&r, 0, &m); /* a run of no steps: its initial state */
+    if (rc == SB_OK && md_trajectory_due(&r.traj, r.start, r.start))
+        rc = md_trajectory_append(&r.traj, &r.info, &r.p, r.start, &m);
     for (long step = r.start + 1; step <= r.prm.steps && rc == SB_OK; step++) {
         rc = step_once(&r, step);
         if (rc == SB_OK && checkpoint_due(&r.ckpt, step, r.prm.steps))
             rc = write_checkpoint(&r, step, &m);
+        if (rc == SB_OK && md_trajectory_due(&r.traj, step, r.start))
+            rc = md_trajectory_append(&r.traj, &r.info, &r.p, step, &m);
     }
+    /* closed here only when every rank got here: after a failure the job ends */
+    if (rc == SB_OK) rc = md_trajectory_close(&r.traj, &m);
     double loop = MPI_Wtime() - start;
     if (rc != SB_OK && m.text[0]) (rc == SB_EUSAGE ? log_error : log_rank_error)("%s", m.text);
     struct md_results res;

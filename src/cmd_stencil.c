@@ -8,11 +8,13 @@
  * is compared bit for bit with a single-rank depth-1 run of the same
  * backend.  Results: a table like seed 004 Appendix C on stdout, and with
  * --out DIR summary.json and stencil.csv. */
+#include "checkpoint/checkpoint.h"
 #include "command.h"
 #include "decomp.h"
 #include "log.h"
 #include "report.h"
 #include "stencil/check.h"
+#include "stencil/state.h"
 
 #include "../gpu/device.h"
 
@@ -46,6 +48,10 @@ struct stencil_plan {
     bool verify, calibrate;
     long warmup;
     char device[256];
+    /* checkpoints (one point of the sweep only) */
+    struct checkpoint_plan *ckpt; /* NULL: none written */
+    const char *restart;          /* checkpoint.restart, or "" */
+    char *config_text;            /* the resolved configuration, for the file */
 };
 
 /* One point of the sweep, as reported. */
@@ -306,6 +312,38 @@ static int agree(int rc, MPI_Comm comm)
     return worst;
 }
 
+/* The field after `it` iterations into a checkpoint, and its sidecar. */
+static int write_checkpoint(const struct stencil_plan *p, struct stencil_run *r, long it,
+                            struct sb_msg *m)
+{
+    char path[PATH_MAX + 32];
+    checkpoint_path(p->ckpt, "stencil", it, path, sizeof path);
+    double started = MPI_Wtime();
+    double bytes =
+        (double)r->grid.global[0] * r->grid.global[1] * r->grid.global[2] * r->p.real_bytes;
+    CHECK(checkpoint_room(p->ckpt, path, bytes + 65536, m));
+    CHECK(stencil_state_save(path, r, it, p->config_text, m));
+    CHECK(checkpoint_commit(p->ckpt, path, started, m));
+    return stencil_state_sidecar(path, r, it, m);
+}
+
+/* Iterations `done` .. `total`, stopping for every checkpoint that is due
+ * (the field does not depend on where the exchanges fall, so a checkpoint
+ * between two exchanges changes nothing). */
+static int iterate_with_checkpoints(const struct stencil_plan *p, struct stencil_run *r, long done,
+                                    long total, struct sb_msg *m)
+{
+    long every = p->ckpt ? p->ckpt->every : 0;
+    for (long it = done; it < total;) {
+        long n = total - it;
+        if (every > 0 && (it / every + 1) * every - it < n) n = (it / every + 1) * every - it;
+        CHECK(stencil_iterate(r, n)); /* the timers count this, not the checkpoints */
+        it += n;
+        if (p->ckpt && checkpoint_due(p->ckpt, it, total)) CHECK(write_checkpoint(p, r, it, m));
+    }
+    return SB_OK;
+}
+
 static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil_point *pt,
                      struct references *ref, struct sb_msg *m)
 {
@@ -321,9 +359,21 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
         if (rc == SB_OK) rc = stencil_iterate(&r, p->warmup);
         r.p.inject_fault = prm.inject_fault;
     }
-    if (rc == SB_OK) rc = stencil_fill(&r);
+    long done = 0; /* iterations the field has had: a restart's */
+    if (rc == SB_OK && p->restart[0]) {
+        rc = stencil_state_load(p->restart, &r, &done, m);
+        if (rc == SB_OK && done > prm.iterations)
+            rc = sb_fail(m, SB_EUSAGE,
+                         "stencil.iterations = %ld ends before the checkpoint's iteration %ld; "
+                         "accepted: stencil.iterations >= %ld (the run continues to it)",
+                         prm.iterations, done, done);
+        if (rc == SB_OK)
+            log_info("restart: %s, iteration %ld of %ld", p->restart, done, prm.iterations);
+    } else if (rc == SB_OK) {
+        rc = stencil_fill(&r);
+    }
     if (rc == SB_OK) rc = MPI_Barrier(comm) == MPI_SUCCESS ? SB_OK : SB_ERUNTIME;
-    if (rc == SB_OK) rc = stencil_iterate(&r, prm.iterations);
+    if (rc == SB_OK) rc = iterate_with_checkpoints(p, &r, done, prm.iterations, m);
     if (rc == SB_OK) rc = spread(&r, pt);
     /* The field leaves the backend once, for the hash and the check. */
     void *own = sb_malloc(stencil_own_count(&r) * (size_t)prm.real_bytes + 1, "own points");
@@ -523,6 +573,28 @@ static void print_header(const struct stencil_plan *p, int nranks)
 
 /* ---- the command ------------------------------------------------------------ */
 
+/* checkpoint.every / at_end / restart: one point of the sweep at a time. */
+static int plan_checkpoints(struct stencil_plan *p, struct checkpoint_plan *ckpt,
+                            const struct run_ctx *ctx, int npts, struct sb_msg *m)
+{
+    const struct config *c = ctx->cfg;
+    p->ckpt = NULL;
+    p->restart = cfg_text(c, "checkpoint.restart");
+    p->config_text = config_ini_text(c, ctx->cmd->sections);
+    bool writes = cfg_int(c, "checkpoint.every") > 0 || cfg_bool(c, "checkpoint.at_end");
+    if (!writes && !p->restart[0]) return SB_OK;
+    if (npts != 1)
+        return sb_fail(m, SB_EUSAGE,
+                       "checkpoint.every, checkpoint.at_end and --restart in stencil: %d points "
+                       "in the sweep; accepted: one (single values of stencil.depth, "
+                       "stencil.exchange and stencil.overlap)",
+                       npts);
+    if (!writes) return SB_OK;
+    CHECK(checkpoint_plan_init(ckpt, c, ctx->out_dir, ctx->world, m));
+    p->ckpt = ckpt;
+    return SB_OK;
+}
+
 static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_point *pts, int npts,
                    struct calibration *cal, bool *verified, struct sb_msg *m)
 {
@@ -573,6 +645,14 @@ int cmd_stencil(struct run_ctx *ctx)
         return rc;
     }
     int npts = p.ndepths * p.nmodes * p.noverlaps;
+    struct checkpoint_plan ckpt;
+    memset(&ckpt, 0, sizeof ckpt);
+    rc = plan_checkpoints(&p, &ckpt, ctx, npts, &m);
+    if (rc != SB_OK) {
+        log_error("%s", m.text);
+        free(p.config_text);
+        return rc;
+    }
     struct stencil_point *pts = sb_calloc((size_t)npts, sizeof *pts, "the sweep");
     int k = 0;
     for (int d = 0; d < p.ndepths; d++)
@@ -584,6 +664,7 @@ int cmd_stencil(struct run_ctx *ctx)
     bool verified = true;
     rc = run_all(ctx, &p, pts, npts, &cal, &verified, &m);
     if (rc == SB_EUSAGE) log_error("%s", m.text);
+    if (rc == SB_ERUNTIME && m.text[0]) log_rank_error("%s", m.text);
     if (rc == SB_OK) {
         log_info("\nfield hash %016llx (the last point; equal for every decomposition of the same "
                  "run)",
@@ -599,6 +680,8 @@ int cmd_stencil(struct run_ctx *ctx)
         if (rc == SB_OK && !verified) rc = SB_EVERIFY;
     }
     if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
+    if (p.ckpt) checkpoint_plan_free(p.ckpt);
+    free(p.config_text);
     free(pts);
     return rc;
 }

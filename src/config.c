@@ -491,8 +491,10 @@ static int config_set(struct config *c, const char *section, const char *name, c
     /* once per key in the file, once per key among the -s (a -s may
      * override the file: that is what it is for) */
     if (line > 0 && c->line[id] > 0)
-        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice (first at line %d); accepted: one "
-                       "value per key", where, section, name, c->line[id]);
+        return sb_fail(m, SB_EUSAGE,
+                       "%s%s.%s given twice (first at line %d); accepted: one "
+                       "value per key",
+                       where, section, name, c->line[id]);
     if (line < 0 && c->line[id] < 0)
         return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one -s per key", where,
                        section, name);
@@ -537,14 +539,16 @@ static int scan_lines(const char *text, const char *name, int **lines, int *n, s
         size_t len = end ? (size_t)(end - p) : strlen(p);
         number++;
         if ((int)len > ini_max_line - 3)
-            return sb_fail(m, SB_EUSAGE, "%s:%d: longer than %d characters; accepted: shorter "
-                           "lines (a list can be given as ranges, e.g. 1-64)", name, number,
-                           ini_max_line - 3);
+            return sb_fail(m, SB_EUSAGE,
+                           "%s:%d: longer than %d characters; accepted: shorter "
+                           "lines (a list can be given as ranges, e.g. 1-64)",
+                           name, number, ini_max_line - 3);
         const char *q = p;
         while (q < p + len && isspace((unsigned char)*q))
             q++;
         if (q < p + len && !strchr(";#[", *q)) {
-            if (*n == cap) *lines = sb_realloc(*lines, (size_t)(cap *= 2) * sizeof **lines, "lines");
+            if (*n == cap)
+                *lines = sb_realloc(*lines, (size_t)(cap *= 2) * sizeof **lines, "lines");
             (*lines)[(*n)++] = number;
         }
         p = end ? end + 1 : p + len;
@@ -567,8 +571,8 @@ static int ini_handler_fn(void *user, const char *section, const char *name, con
     }
     int line = st->calls < st->nlines ? st->lines[st->calls] : 1;
     st->calls++;
-    st->status = config_set(st->c, section, name, value, st->c->file ? st->c->file : st->name,
-                            line, where, &st->msg);
+    st->status = config_set(st->c, section, name, value, st->c->file ? st->c->file : st->name, line,
+                            where, &st->msg);
     return st->status == SB_OK;
 }
 
@@ -783,6 +787,17 @@ int config_check_read(const struct config *c, const char *command, const char *c
 }
 
 /* ---- writing ------------------------------------------------------------ */
+
+char *config_ini_text(const struct config *c, const char *const *sections)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return sb_strdup("");
+    config_write_ini(c, sections, f);
+    fclose(f);
+    return text;
+}
 
 void config_write_ini(const struct config *c, const char *const *sections, FILE *f)
 {

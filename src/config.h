@@ -111,6 +111,8 @@ int parse_int_list(const char *text, long long *out, int max, const char **why);
 /* Writes the keys of the given sections (NULL-terminated list, or all when
  * NULL) as INI text, with the origin of values that are not defaults. */
 void config_write_ini(const struct config *c, const char *const *sections, FILE *f);
+/* The same as malloc'd text (a checkpoint keeps it); the caller frees it. */
+char *config_ini_text(const struct config *c, const char *const *sections);
 
 /* Writes the keys of the given sections with type, default and meaning. */
 void config_write_help(const char *const *sections, FILE *f);

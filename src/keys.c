@@ -9,9 +9,9 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",     "decomp",   "exchange", "md",    "checkpoint",
-                                       "model",   "pingpong", "stats",    "timer", "stencil",
-                                       "smpcost", "config",   NULL};
+const char *const config_sections[] = {"run",     "decomp",     "exchange", "md",    "checkpoint",
+                                       "model",   "pingpong",   "stats",    "timer", "stencil",
+                                       "smpcost", "trajectory", "config",   NULL};
 
 const struct key_spec config_keys[] = {
     /* [config] ---------------------------------------------------------- */
@@ -112,8 +112,19 @@ const struct key_spec config_keys[] = {
      "must stop with exit 3 naming it)"},
 
     /* [checkpoint] ------------------------------------------------------ */
+    /* [trajectory] ------------------------------------------------------ */
+    {"trajectory", "every", KEY_INT, "0", 0, 100000000, NO_REAL, NULL,
+     "md: append a frame to the trajectory file at the first step and every N steps "
+     "(0: no trajectory)"},
+    {"trajectory", "file", KEY_TEXT, "trajectory.h5md", NO_INT, NO_REAL, NULL,
+     "the trajectory's H5MD file, relative to --out DIR (else the working directory); it must "
+     "not exist yet"},
+    {"trajectory", "velocities", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
+     "1: velocities in every frame too"},
+    {"trajectory", "forces", KEY_BOOL, "0", NO_INT, NO_REAL, NULL, "1: forces in every frame too"},
     {"checkpoint", "every", KEY_INT, "0", 0, 100000000, NO_REAL, NULL,
-     "write a checkpoint after every N steps (0: none on a schedule)"},
+     "md: a checkpoint after every N steps; stencil: of the field after every N iterations "
+     "(one point of the sweep); 0: none on a schedule"},
     {"checkpoint", "at_end", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "1: write a checkpoint after the last step too"},
     {"checkpoint", "dir", KEY_TEXT, "", NO_INT, NO_REAL, NULL,
@@ -126,8 +137,9 @@ const struct key_spec config_keys[] = {
      "a checkpoint to continue from (also --restart FILE): bit for bit on the same rank count, "
      "grid and team size, redistributed on others"},
     {"checkpoint", "units", KEY_CHOICE, "reduced", NO_INT, NO_REAL, "reduced|none",
-     "reduced: H5MD unit attributes in Lennard-Jones units (sigma, tau); none: no unit "
-     "attributes (MDAnalysis refuses units it does not know)"},
+     "reduced: the Lennard-Jones numbers labelled with the H5MD units nm and ps (the mapping "
+     "sigma = 1 nm, tau = 1 ps, which MDAnalysis reads); none: no unit attributes and no "
+     "units module"},
     {"checkpoint", "fault", KEY_CHOICE, "none", NO_INT, NO_REAL,
      "none|abort-during-write|write-fails-on-one-rank",
      "abort-during-write: abort the job halfway through the run's second checkpoint (the "

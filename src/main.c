@@ -23,19 +23,35 @@
 /* What each command reads: whole sections, or single keys (section.key);
  * any other key set in a file or with -s is refused (config.ignore aside). */
 static const char *const md_sections[] = {
-    "run",        "decomp",        "exchange.module", "exchange.team_size", "md",
-    "checkpoint", "model.hockney", "model.smp",       "model.rendezvous",   "timer",
-    "config",     NULL};
+    "run",        "decomp",        "exchange.module", "exchange.team_size", "md",    "checkpoint",
+    "trajectory", "model.hockney", "model.smp",       "model.rendezvous",   "timer", "config",
+    NULL};
 #endif
 static const char *const exchange_sections[] = {
-    "run",       "decomp",           "exchange", "model.hockney", "model.smp",
-    "model.rendezvous", "stats", "timer", "config", NULL};
+    "run",   "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous", "stats",
+    "timer", "config", NULL};
 static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "config", NULL};
-static const char *const model_sections[] = {
-    "exchange.module",   "exchange.k", "exchange.bytes", "exchange.phases",
-    "exchange.team_size", "exchange.team_deliver", "model", "timer", "config", NULL};
+static const char *const model_sections[] = {"exchange.module",
+                                             "exchange.k",
+                                             "exchange.bytes",
+                                             "exchange.phases",
+                                             "exchange.team_size",
+                                             "exchange.team_deliver",
+                                             "model",
+                                             "timer",
+                                             "config",
+                                             NULL};
 #ifndef SB_SMPI
-static const char *const stencil_sections[] = {"decomp", "stencil", "timer", "config", NULL};
+static const char *const stencil_sections[] = {"decomp",
+                                               "stencil",
+                                               "checkpoint.every",
+                                               "checkpoint.at_end",
+                                               "checkpoint.dir",
+                                               "checkpoint.keep",
+                                               "checkpoint.restart",
+                                               "timer",
+                                               "config",
+                                               NULL};
 static const char *const smpcost_sections[] = {"run", "smpcost", "timer", "config", NULL};
 #endif
 
@@ -106,16 +122,17 @@ static void print_usage(FILE *f)
             SHIFTBOX_VERSION);
     for (int i = 0; i < ncommands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\noptions:\n"
-               "  -c, --config FILE     read keys from an INI file (see configs/)\n"
-               "  -s, --set KEY=VALUE   set one key after the file, e.g. -s exchange.k=1-4\n"
-               "  -o, --out DIR         write DIR/summary.json and the command's CSV files\n"
-               "      --restart FILE    md: continue from a checkpoint (checkpoint.restart)\n"
-               "  -h, --help            this text; after a command, that command's keys\n"
-               "  -V, --version         the version\n\n"
-               "lists and ranges: exchange.k=1-4, exchange.bytes=10,100,1000\n"
-               "exit codes: 0 ok, 1 verification failed, 2 bad usage or configuration, "
-               "3 runtime failure (MPI, I/O, CUDA, HDF5)\n");
+    fprintf(f,
+            "\noptions:\n"
+            "  -c, --config FILE     read keys from an INI file (see configs/)\n"
+            "  -s, --set KEY=VALUE   set one key after the file, e.g. -s exchange.k=1-4\n"
+            "  -o, --out DIR         write DIR/summary.json and the command's CSV files\n"
+            "      --restart FILE    md, stencil: continue from a checkpoint (checkpoint.restart)\n"
+            "  -h, --help            this text; after a command, that command's keys\n"
+            "  -V, --version         the version\n\n"
+            "lists and ranges: exchange.k=1-4, exchange.bytes=10,100,1000\n"
+            "exit codes: 0 ok, 1 verification failed, 2 bad usage or configuration, "
+            "3 runtime failure (MPI, I/O, CUDA, HDF5)\n");
 }
 
 static void print_help(const struct command *cmd)
@@ -182,7 +199,8 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
     CHECK(config_check_read(cfg, cmd->name, cmd->sections, m));
     if (!a->restart) return SB_OK;
     if (!section_listed(cmd->sections, "checkpoint"))
-        return sb_fail(m, SB_EUSAGE, "--restart: %s writes no checkpoints; accepted with md",
+        return sb_fail(m, SB_EUSAGE,
+                       "--restart: %s writes no checkpoints; accepted with md and stencil",
                        cmd->name);
     char assignment[4200];
     if (snprintf(assignment, sizeof assignment, "checkpoint.restart=%s", a->restart) >=

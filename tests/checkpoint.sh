@@ -135,9 +135,9 @@ PYEOF
 }
 if have_h5py; then
     cp "$T/ck/md-00000050.h5md" "$T/corrupt.h5md"
-    flip_byte "$T/corrupt.h5md" particles/all/velocity/value >/dev/null
+    flip_byte "$T/corrupt.h5md" particles/trajectory/velocity/value >/dev/null
     expect "a corrupted byte is caught on restart (exit 3, Fletcher32)" 3 \
-        'corrupt.h5md: reading particles/all/velocity/value: .*Fletcher32 checksum' -- \
+        'corrupt.h5md: reading particles/trajectory/velocity/value: .*Fletcher32 checksum' -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md" \
         --out "$T/corrupt-out"
     cp "$T/ck/md-00000050.h5md" "$T/corrupt-exact.h5md"
@@ -152,7 +152,7 @@ if have_h5py; then
     $PY -c "
 import h5py
 with h5py.File('$T/twice.h5md', 'r+') as f:
-    ids = f['particles/all/id/value']
+    ids = f['particles/trajectory/id/value']
     ids[0, 1] = ids[0, 0]
     f['parameters/restart/particles_per_rank'][0] += 0"
     expect "h5check catches an id stored twice" 1 'FAILED: ids are not 0..N-1 once each' -- \
@@ -168,35 +168,88 @@ f = h5py.File('$T/nounits/md-00000000.h5md', 'r')
 units = []
 f.visititems(lambda n, o: units.append(n) if 'unit' in o.attrs else None)
 g = h5py.File('$T/zero/md-00000000.h5md', 'r')
-assert g['particles/all/position/value'].attrs['unit'] == 'sigma'
+assert g['particles/trajectory/position/value'].attrs['unit'] == 'nm'
+assert 'modules' not in f['h5md'] and 'units' in g['h5md/modules']
 sys.exit(1 if units else 0)\""
 else
     echo "# h5py missing: the corruption and h5check tests are skipped"
 fi
 if $PY -c 'import MDAnalysis' 2>/dev/null; then
-    expect "MDAnalysis opens a checkpoint written with checkpoint.units=none" 0 'MDAnalysis: 256' -- \
-        $PY -W ignore - "$T/nounits/md-00000000.h5md" <<'PYEOF'
+    # one line, no topology: the reduced numbers labelled nm and ps, which
+    # MDAnalysis converts to its own units (nm -> Angstrom: x 10)
+    expect "MDAnalysis.Universe(path) opens a checkpoint; positions, velocities, box, time equal the run's" \
+        0 'MDAnalysis: 32000 atoms at t = 0.25' -- \
+        $PY -W ignore - "$T/ck/md-00000050.h5md" <<'PYEOF'
 import sys
 import h5py, numpy as np, MDAnalysis as mda
 path = sys.argv[1]
-u = mda.Universe.empty(256, trajectory=True)
+u = mda.Universe(path)
+g = h5py.File(path, "r")["particles/trajectory"]
+ten = np.float32(10)  # nm -> Angstrom, in MDAnalysis' own float32
+x = g["position/value"][0].astype(np.float32) * ten
+v = g["velocity/value"][0].astype(np.float32) * ten
+assert np.array_equal(u.atoms.positions, x), "positions differ"
+assert np.array_equal(u.atoms.velocities, v), "velocities differ"
+L = 20 * (4 / 0.8442) ** (1 / 3)  # md.cells = 20 fcc cells at density 0.8442
+assert np.allclose(u.dimensions, [10 * L] * 3 + [90] * 3, rtol=1e-6), u.dimensions
+assert u.trajectory.time == 50 * 0.005, u.trajectory.time  # ps = tau
+print(f"MDAnalysis: {u.atoms.n_atoms} atoms at t = {u.trajectory.time:g}")
+PYEOF
+    expect "MDAnalysis opens a checkpoint written with checkpoint.units=none (convert_units=False)" \
+        0 'MDAnalysis: 256' -- $PY -W ignore - "$T/nounits/md-00000000.h5md" <<'PYEOF'
+import sys
+import h5py, numpy as np, MDAnalysis as mda
+path = sys.argv[1]
+u = mda.Universe.empty(256, trajectory=True)  # Universe(path, convert_units=False) fails in 2.4.2
 u.load_new(path, format="H5MD", convert_units=False)
-x = h5py.File(path, "r")["particles/all/position/value"][0]
-assert np.allclose(u.atoms.positions, x, atol=1e-5), "positions differ"
-assert np.allclose(u.dimensions[:3], 4 * (4 / 0.8442) ** (1 / 3)), u.dimensions
+x = h5py.File(path, "r")["particles/trajectory/position/value"][0]
+assert np.array_equal(u.atoms.positions, x.astype(np.float32)), "positions differ"
 print(f"MDAnalysis: {u.atoms.n_atoms} atoms, box {u.dimensions[:3]}")
 PYEOF
-    expect "MDAnalysis refuses the reduced-unit strings (the README says so)" 0 'not recognized' -- \
-        $PY -W ignore -c "
-import MDAnalysis as mda
-u = mda.Universe.empty(256, trajectory=True)
-try:
-    u.load_new('$T/zero/md-00000000.h5md', format='H5MD', convert_units=False)
-except RuntimeError as e:
-    print(e)"
 else
-    echo "# MDAnalysis missing (Debian: python3-mdanalysis): its tests are skipped"
+    skip "MDAnalysis tests" "python3-mdanalysis missing (make deps installs it)"
 fi
+
+# ---- the trajectory (trajectory.every) --------------------------------------------------
+"${MPIRUN[@]}" -np 3 "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=60 -s trajectory.every=20 \
+    -s trajectory.forces=1 -s checkpoint.every=40 --out "$T/traj" >"$T/traj.log" 2>&1
+expect "trajectory.every=20 on 3 ranks: 4 frames (steps 0, 20, 40, 60) in trajectory.h5md" 0 \
+    'frames 4' -- $PY -c "
+import json; t = json.load(open('$T/traj/summary.json'))['md']['trajectory']
+print('frames', t['frames'])"
+if $PY -c 'import MDAnalysis' 2>/dev/null; then
+    expect "MDAnalysis iterates the trajectory; the frame of step 40 equals the checkpoint of step 40" \
+        0 'frames 4, times \[0.0, 0.1, 0.2, 0.3\]' -- $PY -W ignore - "$T/traj" <<'PYEOF'
+import sys
+import h5py, numpy as np, MDAnalysis as mda
+d = sys.argv[1]
+u = mda.Universe(f"{d}/trajectory.h5md")
+times = [round(float(ts.time), 12) for ts in u.trajectory]
+assert [int(ts.data["step"]) for ts in u.trajectory] == [0, 20, 40, 60]
+u.trajectory[2]
+c = h5py.File(f"{d}/md-00000040.h5md", "r")["particles/trajectory"]
+order = np.argsort(c["id/value"][0])  # a checkpoint keeps the ranks' order; a frame, the ids'
+t = h5py.File(f"{d}/trajectory.h5md", "r")["particles/trajectory"]
+assert np.array_equal(t["position/value"][2], c["position/value"][0][order]), "positions"
+assert np.array_equal(t["velocity/value"][2], c["velocity/value"][0][order]), "velocities"
+ten = np.float32(10)
+assert np.array_equal(u.atoms.positions, c["position/value"][0][order].astype(np.float32) * ten)
+assert u.trajectory.ts.has_forces and t["position/value"].compression == "gzip"
+print(f"frames {len(u.trajectory)}, times {times}")
+PYEOF
+    expect "tools/md_rdf.py: g(r) of the trajectory, CSV and plot" 0 'first peak g = .* at r = 1\.[0-9]* sigma' -- \
+        bash -c "tools/md_rdf.py '$T/traj/trajectory.h5md' --out '$T/rdf' --rmax 2.5 &&
+                 test -s '$T/rdf/rdf.png' && test \$(wc -l <'$T/rdf/rdf.csv') -eq 161"
+    expect "tools/md_rdf.py refuses an --rmax beyond half the box (exit 2)" 2 'accepted: 0 < rmax' -- \
+        tools/md_rdf.py "$T/traj/trajectory.h5md" --out "$T/rdf" --rmax 50
+else
+    skip "MDAnalysis reads the trajectory" "python3-mdanalysis missing (make deps installs it)"
+fi
+cp "$T/traj/trajectory.h5md" "$T/traj-before.h5md"
+expect "an existing trajectory file is refused (exit 2) and left as it was" 2 \
+    'trajectory.file = .*trajectory.h5md: the file exists' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 --out "$T/traj"
+expect "... byte for byte" 0 -- cmp "$T/traj/trajectory.h5md" "$T/traj-before.h5md"
 
 # ---- refused restarts: exit 2, nothing written ---------------------------------------------
 refused() { # NAME PATTERN ARGS...: exit 2, the message, and no file in the --out folder

@@ -125,5 +125,81 @@ expect "backend auto without a GPU: one line, then the CPU" 0 \
 expect "stencil --help lists the keys" 0 'stencil.depth' 'stencil.cuda_aware' -- \
     "$SHIFTBOX" stencil --help
 
+# ---- checkpoints of the field and restarts (checkpoint.every, --restart) ---------------
+CK=(-s stencil.size=90,61 -s stencil.depth=3 -s stencil.backend=cpu -s stencil.iterations=40)
+hash_of_run() { grep -Eo 'field hash [0-9a-f]+' "$1" | awk '{print $3}'; }
+"${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" >"$TEST_TMP/ck-plain.log" 2>&1
+plain=$(hash_of_run "$TEST_TMP/ck-plain.log")
+expect "checkpoint.every=16 on 2 ranks: stencil-16 and -32 (.h5 with .xmf), the same field hash" 0 \
+    "field hash $plain" 'checkpoint: .*stencil-00000016.h5' 'checkpoint: .*stencil-00000032.h5' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" -s checkpoint.every=16 --out "$TEST_TMP/ck"
+expect "... with their XDMF sidecars" 0 -- test -s "$TEST_TMP/ck/stencil-00000016.xmf" -a \
+    -s "$TEST_TMP/ck/stencil-00000032.xmf"
+expect "restart from iteration 32 on 3 ranks: bit for bit (verified, same hash)" 0 \
+    'restart: .*iteration 32 of 40' "field hash $plain" 'verified: true' -- \
+    "${MPIRUN[@]}" -np 3 "$SHIFTBOX" stencil "${CK[@]}" -s stencil.verify=1 \
+    --restart "$TEST_TMP/ck/stencil-00000032.h5"
+expect "restart from iteration 16 on 1 rank, async with overlap and depth 5: same hash" 0 \
+    "field hash $plain" -- "$SHIFTBOX" stencil -s stencil.size=90,61 -s stencil.depth=5 \
+    -s stencil.exchange=async -s stencil.overlap=1 -s stencil.backend=cpu \
+    -s stencil.iterations=40 --restart "$TEST_TMP/ck/stencil-00000016.h5"
+D3=(-s stencil.dim=3 -s stencil.size=24,20,18 -s stencil.precision=double -s stencil.depth=2
+    -s stencil.backend=cpu -s stencil.iterations=12)
+"$SHIFTBOX" stencil "${D3[@]}" >"$TEST_TMP/ck3-plain.log" 2>&1
+expect "3D double: checkpoint on 4 ranks, restart on 2, same hash as 1 rank uninterrupted" 0 \
+    "field hash $(hash_of_run "$TEST_TMP/ck3-plain.log")" -- bash -c "
+    ${MPIRUN[*]} -np 4 '$SHIFTBOX' stencil ${D3[*]} -s checkpoint.every=5 -s checkpoint.keep=1 \
+        --out '$TEST_TMP/ck3' >/dev/null 2>&1 &&
+    ${MPIRUN[*]} -np 2 '$SHIFTBOX' stencil ${D3[*]} --restart '$TEST_TMP/ck3/stencil-00000010.h5'"
+expect "checkpoint.keep=1 removes the older checkpoint and its sidecar" 0 -- bash -c "
+    test -e '$TEST_TMP/ck3/stencil-00000010.h5' -a -e '$TEST_TMP/ck3/stencil-00000010.xmf' &&
+    test ! -e '$TEST_TMP/ck3/stencil-00000005.h5' -a ! -e '$TEST_TMP/ck3/stencil-00000005.xmf'"
+"$SHIFTBOX" stencil "${CK[@]}" -s checkpoint.every=16 --out "$TEST_TMP/ck1" >/dev/null 2>&1
+expect "the field a checkpoint holds does not depend on the rank grid (1 and 2 ranks, bit for bit)" 0 -- \
+    $PY -c "
+import h5py, numpy as np
+a = h5py.File('$TEST_TMP/ck/stencil-00000016.h5', 'r')['field'][...]
+b = h5py.File('$TEST_TMP/ck1/stencil-00000016.h5', 'r')['field'][...]
+assert a.shape == (61, 90) and a.dtype == np.float32 and np.array_equal(a, b)"
+expect "the XDMF sidecar names the dataset, its shape and precision (what ParaView reads)" 0 -- \
+    $PY - "$TEST_TMP/ck3/stencil-00000010.xmf" <<'PYEOF'
+import os, sys, xml.etree.ElementTree as ET
+import h5py
+xmf = sys.argv[1]
+grid = ET.parse(xmf).getroot().find("Domain/Grid")
+topo = grid.find("Topology")
+item = grid.find("Attribute/DataItem")
+name, dataset = item.text.split(":")
+field = h5py.File(os.path.join(os.path.dirname(xmf), name), "r")[dataset]
+shape = tuple(int(n) for n in item.get("Dimensions").split())
+assert topo.get("TopologyType") == "3DCoRectMesh" and topo.get("Dimensions") == item.get("Dimensions")
+assert shape == field.shape == (18, 20, 24), (shape, field.shape)
+assert int(item.get("Precision")) == field.dtype.itemsize == 8
+assert grid.find("Time").get("Value") == "10"
+PYEOF
+cp "$TEST_TMP/ck/stencil-00000016.h5" "$TEST_TMP/ck-flipped.h5"
+$PY - "$TEST_TMP/ck-flipped.h5" <<'PYEOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    info = f["field"].id.get_chunk_info(0)
+with open(sys.argv[1], "r+b") as g:
+    g.seek(info.byte_offset + info.size // 2)
+    b = g.read(1)[0]
+    g.seek(info.byte_offset + info.size // 2)
+    g.write(bytes([b ^ 0x10]))
+PYEOF
+expect "a flipped byte in the field: restart ends with 3 (Fletcher32)" 3 'reading field: .*Fletcher32' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" --restart "$TEST_TMP/ck-flipped.h5"
+expect "a restart of another stencil.size is refused (exit 2)" 2 'another stencil.size' -- \
+    "$SHIFTBOX" stencil -s stencil.size=92,61 -s stencil.depth=3 -s stencil.backend=cpu \
+    --restart "$TEST_TMP/ck/stencil-00000016.h5"
+expect "a restart past stencil.iterations is refused (exit 2)" 2 \
+    'stencil.iterations = 20 ends before the checkpoint.s iteration 32' -- \
+    "$SHIFTBOX" stencil -s stencil.size=90,61 -s stencil.depth=3 -s stencil.backend=cpu \
+    -s stencil.iterations=20 --restart "$TEST_TMP/ck/stencil-00000032.h5"
+expect "checkpoints of a sweep of several points are refused (exit 2)" 2 \
+    'accepted: one \(single values of stencil.depth' -- \
+    "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=1,2 -s checkpoint.every=4
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

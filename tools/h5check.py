@@ -65,7 +65,7 @@ def check_element(group, name, frames_shape):
 
 
 def check_particles(f):
-    all_ = f["particles/all"]
+    all_ = f["particles/trajectory"]
     box = all_["box"]
     need(int(box.attrs["dimension"]) == 3, "box dimension is not 3")
     need([text(b) for b in box.attrs["boundary"]] == ["periodic"] * 3, "box is not periodic")

@@ -20,7 +20,10 @@ static void remove_stale(const char *dir)
     if (!d) return;
     for (struct dirent *e; (e = readdir(d));) {
         size_t n = strlen(e->d_name);
-        if (n < 9 || strcmp(e->d_name + n - 9, ".h5md.tmp")) continue;
+        bool stale = (n > 9 && !strcmp(e->d_name + n - 9, ".h5md.tmp")) ||
+                     (n > 7 && !strcmp(e->d_name + n - 7, ".h5.tmp")) ||
+                     (n > 8 && !strcmp(e->d_name + n - 8, ".xmf.tmp"));
+        if (!stale) continue;
         char path[PATH_MAX + 256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (unlink(path) == 0)
@@ -40,9 +43,9 @@ int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, co
     c->at_end = cfg_bool(cfg, "checkpoint.at_end");
     c->keep = (int)cfg_int(cfg, "checkpoint.keep");
     const char *fault = cfg_text(cfg, "checkpoint.fault");
-    c->fault = !strcmp(fault, "abort-during-write") ? CHECKPOINT_FAULT_ABORT
+    c->fault = !strcmp(fault, "abort-during-write")        ? CHECKPOINT_FAULT_ABORT
                : !strcmp(fault, "write-fails-on-one-rank") ? CHECKPOINT_FAULT_WRITE_ONE
-                                                            : CHECKPOINT_FAULT_NONE;
+                                                           : CHECKPOINT_FAULT_NONE;
     const char *dir = cfg_text(cfg, "checkpoint.dir");
     if (!dir[0]) dir = out_dir ? out_dir : ".";
     if (snprintf(c->dir, sizeof c->dir, "%s", dir) >= (int)sizeof c->dir)
@@ -73,7 +76,8 @@ bool checkpoint_due(const struct checkpoint_plan *c, long step, long last)
 void checkpoint_path(const struct checkpoint_plan *c, const char *kind, long step, char *path,
                      size_t size)
 {
-    snprintf(path, size, "%s/%s-%08ld.h5md", c->dir, kind, step);
+    /* md's are H5MD files; the others plain HDF5 (with an XDMF sidecar) */
+    snprintf(path, size, "%s/%s-%08ld.%s", c->dir, kind, step, strcmp(kind, "md") ? "h5" : "h5md");
 }
 
 enum checkpoint_fault checkpoint_fault_now(const struct checkpoint_plan *c)
@@ -111,11 +115,18 @@ int checkpoint_room(const struct checkpoint_plan *c, const char *path, double es
             rc = sb_fail(m, SB_ERUNTIME,
                          "checkpoint %s: needs about %.1f MB, %s has %.1f MB free (statvfs); "
                          "nothing was written and the earlier checkpoints are intact",
-                         path, need / 1e6, c->dir,
-                         (double)fs.f_bavail * (double)fs.f_frsize / 1e6);
+                         path, need / 1e6, c->dir, (double)fs.f_bavail * (double)fs.f_frsize / 1e6);
     }
     CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, c->comm));
     return rc; /* rank 0 says why */
+}
+
+bool checkpoint_sidecar(const char *path, char *sidecar, size_t size)
+{
+    size_t n = strlen(path);
+    if (n < 3 || strcmp(path + n - 3, ".h5") || n + 2 > size) return false;
+    snprintf(sidecar, size, "%.*s.xmf", (int)(n - 3), path);
+    return true;
 }
 
 /* fsync of a file or directory by name; -1 with errno on failure. */
@@ -153,6 +164,8 @@ static int commit_on_rank0(struct checkpoint_plan *c, const char *path, double *
     while (c->keep > 0 && c->nwritten > c->keep) { /* the newest is complete: drop the oldest */
         if (unlink(c->written[0]) != 0 && errno != ENOENT)
             log_warning("checkpoint: cannot remove %s: %s", c->written[0], strerror(errno));
+        char sidecar[PATH_MAX + 8];
+        if (checkpoint_sidecar(c->written[0], sidecar, sizeof sidecar)) unlink(sidecar);
         memmove(c->written, c->written + 1, (size_t)(--c->nwritten) * sizeof *c->written);
     }
     return SB_OK;

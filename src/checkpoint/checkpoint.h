@@ -16,14 +16,14 @@
 /* checkpoint.fault: what the run's second checkpoint suffers. */
 enum checkpoint_fault {
     CHECKPOINT_FAULT_NONE,
-    CHECKPOINT_FAULT_ABORT,      /* the job is aborted halfway through writing it */
-    CHECKPOINT_FAULT_WRITE_ONE,  /* the last rank alone fails a write, as on a full disk */
+    CHECKPOINT_FAULT_ABORT,     /* the job is aborted halfway through writing it */
+    CHECKPOINT_FAULT_WRITE_ONE, /* the last rank alone fails a write, as on a full disk */
 };
 
 struct checkpoint_plan {
-    long every;              /* 0: none on a schedule */
-    bool at_end;             /* one after the last step too */
-    int keep;                /* how many of this run's to keep; 0: all */
+    long every;                  /* 0: none on a schedule */
+    bool at_end;                 /* one after the last step too */
+    int keep;                    /* how many of this run's to keep; 0: all */
     enum checkpoint_fault fault; /* checkpoint.fault */
     char dir[PATH_MAX];
     MPI_Comm comm;
@@ -44,7 +44,8 @@ void checkpoint_plan_free(struct checkpoint_plan *c);
 /* Whether a checkpoint follows step `step` of a run that ends at `last`. */
 bool checkpoint_due(const struct checkpoint_plan *c, long step, long last);
 
-/* DIR/KIND-STEP.h5md, the name a checkpoint of that step gets. */
+/* DIR/KIND-STEP.h5md (md) or DIR/KIND-STEP.h5 (others), the name a
+ * checkpoint of that step gets. */
 void checkpoint_path(const struct checkpoint_plan *c, const char *kind, long step, char *path,
                      size_t size);
 
@@ -63,6 +64,10 @@ int checkpoint_room(const struct checkpoint_plan *c, const char *path, double es
  * records its size and the time since `started`.  Collective. */
 int checkpoint_commit(struct checkpoint_plan *c, const char *path, double started,
                       struct sb_msg *m);
+
+/* The XDMF sidecar of a checkpoint NAME.h5: NAME.xmf (false for others).
+ * Removed with its checkpoint. */
+bool checkpoint_sidecar(const char *path, char *sidecar, size_t size);
 
 /* Whether `path` exists; SB_EUSAGE with a message naming `key` if not. */
 int checkpoint_exists(const char *path, const char *key, struct sb_msg *m);

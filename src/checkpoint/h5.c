@@ -29,8 +29,9 @@ int h5_error(const struct h5_file *f, const char *what)
 }
 
 /* Access through MPI-IO in the 1.10 format, whose metadata (superblock,
- * object headers, link storage, chunk indices) is checksummed throughout.  Writers do metadata collectively; readers alone, so that
- * ranks whose reads fail at different places cannot wait on each other. */
+ * object headers, link storage, chunk indices) is checksummed throughout.  Writers do metadata
+ * collectively; readers alone, so that ranks whose reads fail at different places cannot wait on
+ * each other. */
 static hid_t file_access(MPI_Comm comm, bool create)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures become messages, not dumps */
@@ -128,14 +129,25 @@ void h5_close_group(hid_t group)
 
 /* ---- attributes ------------------------------------------------------------------- */
 
-static hid_t text_type(void)
+/* A string type: variable-length, or fixed-length of `size` bytes with the
+ * terminating NUL; ASCII unless the text has other bytes (then UTF-8). */
+static hid_t text_type(size_t size, bool ascii)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+    if (t >= 0 &&
+        (H5Tset_size(t, size ? size : H5T_VARIABLE) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+         H5Tset_cset(t, ascii ? H5T_CSET_ASCII : H5T_CSET_UTF8) < 0)) {
         H5Tclose(t);
         return -1;
     }
     return t;
+}
+
+static bool is_ascii(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c > 127) return false;
+    return true;
 }
 
 /* One attribute of n values (a scalar when n is 0). */
@@ -152,18 +164,35 @@ static int write_attr(struct h5_file *f, hid_t loc, const char *name, hid_t type
     return rc;
 }
 
-int h5_attr_text(struct h5_file *f, hid_t loc, const char *name, const char *text)
+int h5_attr_texts(struct h5_file *f, hid_t loc, const char *name, int n, const char *const *texts)
 {
-    hid_t type = text_type();
-    int rc = type < 0 ? h5_error(f, name) : write_attr(f, loc, name, type, 0, &text);
+    int values = n > 0 ? n : 1;
+    size_t size = 1;
+    bool ascii = true;
+    for (int i = 0; i < values; i++) {
+        size_t len = strlen(texts[i]) + 1;
+        if (len > size) size = len;
+        ascii = ascii && is_ascii(texts[i]);
+    }
+    char *packed = calloc((size_t)values, size);
+    hid_t type = packed ? text_type(size, ascii) : -1;
+    for (int i = 0; type >= 0 && i < values; i++)
+        memcpy(packed + (size_t)i * size, texts[i], strlen(texts[i]));
+    int rc = type < 0 ? h5_error(f, name) : write_attr(f, loc, name, type, n, packed);
     if (type >= 0) H5Tclose(type);
+    free(packed);
     return rc;
 }
 
-int h5_attr_texts(struct h5_file *f, hid_t loc, const char *name, int n, const char *const *texts)
+int h5_attr_text(struct h5_file *f, hid_t loc, const char *name, const char *text)
 {
-    hid_t type = text_type();
-    int rc = type < 0 ? h5_error(f, name) : write_attr(f, loc, name, type, n, texts);
+    return h5_attr_texts(f, loc, name, 0, &text);
+}
+
+int h5_attr_vltext(struct h5_file *f, hid_t loc, const char *name, const char *text)
+{
+    hid_t type = text_type(0, is_ascii(text));
+    int rc = type < 0 ? h5_error(f, name) : write_attr(f, loc, name, type, 0, &text);
     if (type >= 0) H5Tclose(type);
     return rc;
 }
@@ -223,15 +252,33 @@ int h5_read_attr_reals(struct h5_file *f, hid_t loc, const char *name, int n, do
 int h5_read_attr_text(struct h5_file *f, hid_t loc, const char *name, char **text)
 {
     *text = NULL;
-    hid_t type = text_type();
-    if (type < 0) return h5_error(f, name);
-    char *raw = NULL;
-    int rc = read_attr(f, loc, name, type, 1, &raw);
-    H5Tclose(type);
-    if (rc != SB_OK) return rc;
-    *text = sb_strdup(raw ? raw : "");
-    H5free_memory(raw);
-    return SB_OK;
+    hid_t attr;
+    CHECK(open_attr(f, loc, name, 1, &attr));
+    hid_t stored = H5Aget_type(attr);
+    int rc = stored < 0 || H5Tget_class(stored) != H5T_STRING
+                 ? sb_fail(f->m, SB_ERUNTIME, "checkpoint %s: attribute '%s' is not a string",
+                           f->path, name)
+                 : SB_OK;
+    if (rc == SB_OK && H5Tis_variable_str(stored) > 0) {
+        char *raw = NULL;
+        hid_t mem = H5Tcopy(stored); /* its character set: HDF5 converts none */
+        rc = mem < 0 || H5Aread(attr, mem, &raw) < 0 ? h5_error(f, name) : SB_OK;
+        if (rc == SB_OK) *text = sb_strdup(raw ? raw : "");
+        H5free_memory(raw);
+        if (mem >= 0) H5Tclose(mem);
+    } else if (rc == SB_OK) {
+        size_t size = H5Tget_size(stored);
+        char *raw = sb_malloc(size + 1, "a text attribute");
+        rc = H5Aread(attr, stored, raw) < 0 ? h5_error(f, name) : SB_OK;
+        raw[size] = '\0'; /* null-padded or space-padded texts end here at the latest */
+        if (rc == SB_OK)
+            *text = raw;
+        else
+            free(raw);
+    }
+    if (stored >= 0) H5Tclose(stored);
+    H5Aclose(attr);
+    return rc;
 }
 
 /* ---- datasets ---------------------------------------------------------------------- */
@@ -323,6 +370,117 @@ static int transfer_rows(struct h5_file *f, hid_t dataset, const char *name, hid
                    : H5Dread(dataset, type, memory, file, f->transfer, buf);
     char what[160];
     snprintf(what, sizeof what, "%s %s", write ? "writing" : "reading", name);
+    int status = rc < 0 ? h5_error(f, what) : SB_OK;
+    if (memory >= 0) H5Sclose(memory);
+    if (file >= 0) H5Sclose(file);
+    return status;
+}
+
+int h5_block_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
+                     const hsize_t *dims, const hsize_t *chunk, hid_t *dataset)
+{
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    *dataset = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_fletcher32(dcpl) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        *dataset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int rc = *dataset < 0 ? h5_error(f, name) : SB_OK;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    return rc;
+}
+
+int h5_transfer_block(struct h5_file *f, hid_t dataset, const char *name, hid_t type,
+                      const hsize_t *start, const hsize_t *count, void *buf, bool write)
+{
+    hid_t file = H5Dget_space(dataset);
+    int rank = file < 0 ? -1 : H5Sget_simple_extent_ndims(file);
+    hsize_t dims[H5S_MAX_RANK], elements = 1;
+    herr_t rc = rank < 1 ? -1 : H5Sget_simple_extent_dims(file, dims, NULL);
+    for (int i = 0; rc >= 0 && i < rank; i++) {
+        if (start[i] + count[i] > dims[i]) rc = -1; /* a block outside: a file of another shape */
+        elements *= count[i];
+    }
+    hid_t memory = rc < 0 ? -1 : H5Screate_simple(rank, count, NULL);
+    if (memory < 0) rc = -1;
+    if (rc >= 0) rc = H5Sselect_hyperslab(file, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = write ? H5Dwrite(dataset, type, memory, file, f->transfer, buf)
+                   : H5Dread(dataset, type, memory, file, f->transfer, buf);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s", write ? "writing" : "reading", name);
+    int status = rc < 0 ? h5_error(f, what) : SB_OK;
+    (void)elements;
+    if (memory >= 0) H5Sclose(memory);
+    if (file >= 0) H5Sclose(file);
+    return status;
+}
+
+int h5_series(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
+              const hsize_t *item, hsize_t chunk_rows, hid_t *dataset)
+{
+    hsize_t dims[H5S_MAX_RANK], most[H5S_MAX_RANK], chunk[H5S_MAX_RANK];
+    dims[0] = 0;
+    most[0] = H5S_UNLIMITED;
+    chunk[0] = 1;
+    for (int i = 1; i < rank; i++) {
+        dims[i] = most[i] = item[i - 1];
+        chunk[i] = item[i - 1] > 0 ? item[i - 1] : 1;
+    }
+    if (rank > 1 && chunk[1] > chunk_rows) chunk[1] = chunk_rows;
+    if (rank == 1) chunk[0] = chunk_rows; /* step and time: many frames a chunk */
+    hid_t space = H5Screate_simple(rank, dims, most);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    *dataset = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_fletcher32(dcpl) >= 0 && (rank == 1 || H5Pset_deflate(dcpl, 1) >= 0) &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        *dataset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int rc = *dataset < 0 ? h5_error(f, name) : SB_OK;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+    return rc;
+}
+
+int h5_append_frame(struct h5_file *f, hid_t dataset, const char *name, hid_t type, hsize_t frame,
+                    hsize_t first, hsize_t count, const void *buf)
+{
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0};
+    hid_t file = -1, memory = -1;
+    double dummy = 0.0;
+    char what[160];
+    snprintf(what, sizeof what, "appending frame %llu to %s", (unsigned long long)frame, name);
+    hid_t space = H5Dget_space(dataset);
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    herr_t rc = rank < 1 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0) H5Sclose(space);
+    dims[0] = frame + 1;
+    if (rc >= 0) rc = H5Dset_extent(dataset, dims); /* collective: every rank, same size */
+    if (rc >= 0) file = H5Dget_space(dataset);
+    /* the frame's rows [first, first + count) of axis 1 (of axis 0 for a
+     * series of scalars, whose frame is its row) */
+    start[0] = frame;
+    dims[0] = 1;
+    if (rank > 1) {
+        start[1] = first;
+        dims[1] = count;
+    } else {
+        dims[0] = count;
+    }
+    hsize_t elements = 1;
+    for (int i = 0; i < rank; i++)
+        elements *= dims[i];
+    hsize_t one = 1;
+    if (file >= 0)
+        memory = elements ? H5Screate_simple(rank, dims, NULL) : H5Screate_simple(1, &one, NULL);
+    if (file < 0 || memory < 0)
+        rc = -1;
+    else if (elements == 0)
+        rc = H5Sselect_none(file) < 0 || H5Sselect_none(memory) < 0 ? -1 : 0;
+    else
+        rc = H5Sselect_hyperslab(file, H5S_SELECT_SET, start, NULL, dims, NULL);
+    if (rc >= 0) rc = H5Dwrite(dataset, type, memory, file, f->transfer, buf ? buf : &dummy);
     int status = rc < 0 ? h5_error(f, what) : SB_OK;
     if (memory >= 0) H5Sclose(memory);
     if (file >= 0) H5Sclose(file);

@@ -51,8 +51,13 @@ int h5_exists(hid_t loc, const char *name);
 
 /* Attributes, written by every rank alike: a variable-length string, an
  * array of them, 64-bit integers and doubles. */
+/* Text attributes are fixed-length strings (H5MD 1.1 asks for them), a
+ * scalar or n of them; h5_attr_vltext writes a variable-length one (what the
+ * H5MD units module asks for its `unit` and `system`).  Both are ASCII unless
+ * the text has other bytes (UTF-8 then). */
 int h5_attr_text(struct h5_file *f, hid_t loc, const char *name, const char *text);
 int h5_attr_texts(struct h5_file *f, hid_t loc, const char *name, int n, const char *const *texts);
+int h5_attr_vltext(struct h5_file *f, hid_t loc, const char *name, const char *text);
 int h5_attr_ints(struct h5_file *f, hid_t loc, const char *name, int n, const int64_t *v);
 int h5_attr_reals(struct h5_file *f, hid_t loc, const char *name, int n, const double *v);
 /* Reading them back: exactly n values, or a message naming the attribute. */
@@ -76,6 +81,27 @@ int h5_open_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t *datas
 /* The extent of a dataset along axis (its rank must be `rank`). */
 int h5_extent(struct h5_file *f, hid_t dataset, const char *name, int rank, int axis,
               hsize_t *rows);
+
+/* A chunked dataset of `dims` with chunks of `chunk` (e.g. one rank's
+ * block), Fletcher32.  Collective. */
+int h5_block_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
+                     const hsize_t *dims, const hsize_t *chunk, hid_t *dataset);
+/* This rank's block [start, start + count) written (collective when the
+ * file was created) or read. */
+int h5_transfer_block(struct h5_file *f, hid_t dataset, const char *name, hid_t type,
+                      const hsize_t *start, const hsize_t *count, void *buf, bool write);
+
+/* A time series: axis 0 counts frames (unlimited, none yet), then `item`
+ * (rank - 1 extents); chunks of one frame and at most chunk_rows rows of
+ * axis 1 (a series of scalars: chunk_rows frames), Fletcher32, and deflate
+ * (level 1) on the rank >= 2 ones.  Collective. */
+int h5_series(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
+              const hsize_t *item, hsize_t chunk_rows, hid_t *dataset);
+/* Grows a series to frame + 1 frames and writes this rank's rows [first,
+ * first + count) of axis 1 of that frame (of a series of scalars: count 0
+ * or 1 value).  Collective: every rank calls it with the same frame. */
+int h5_append_frame(struct h5_file *f, hid_t dataset, const char *name, hid_t type, hsize_t frame,
+                    hsize_t first, hsize_t count, const void *buf);
 
 /* Rows [first, first + count) along axis, the other axes whole, from or
  * into buf (count may be 0: the rank still takes part). */

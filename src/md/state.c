@@ -19,9 +19,23 @@
 enum { CHUNK_MIN = 4096, CHUNK_MAX = 65536 };
 
 /* Reduced Lennard-Jones units: sigma = epsilon = mass = 1, and the time
- * unit tau = sigma sqrt(mass / epsilon). */
+ * unit tau = sigma sqrt(mass / epsilon).  H5MD's units module has no symbol
+ * for them, and MDAnalysis opens only files whose units it knows, so with
+ * checkpoint.units = reduced the numbers stay in sigma and tau and carry the
+ * unit strings of the mapping sigma = 1 nm, tau = 1 ps (README, "Checkpoint
+ * units"). */
 static const char *const REDUCED_UNITS =
-    "Lennard-Jones reduced units: sigma = epsilon = mass = 1, tau = sigma sqrt(mass/epsilon)";
+    "Lennard-Jones reduced units: sigma = epsilon = mass = 1, tau = sigma sqrt(mass/epsilon); "
+    "the unit attributes label them sigma = 1 nm, tau = 1 ps";
+const char *const md_length_unit = "nm", *const md_time_unit = "ps",
+                  *const md_velocity_unit = "nm ps-1", *const md_force_unit = "kJ mol-1 nm-1";
+#define LENGTH_UNIT   md_length_unit
+#define TIME_UNIT     md_time_unit
+#define VELOCITY_UNIT md_velocity_unit
+
+/* The particle group: MDAnalysis finds the atoms of a file opened without a
+ * topology under this name. */
+#define PARTICLES "particles/trajectory"
 
 /* The /parameters attribute that keeps the digest of every other attribute
  * in the file (h5_attributes_digest): the configuration text, the units,
@@ -46,7 +60,7 @@ static int write_stamp(struct h5_file *f, hid_t element, int rank, long step, do
     int rc = h5_dataset(f, element, "step", H5T_NATIVE_INT64, 1, &one, 0, 1, &s);
     if (rc == SB_OK) rc = h5_write_rows(f, s, "step", H5T_NATIVE_INT64, 0, 0, rank == 0, &step64);
     if (rc == SB_OK) rc = h5_dataset(f, element, "time", H5T_NATIVE_DOUBLE, 1, &one, 0, 1, &t);
-    if (rc == SB_OK && time_unit) rc = h5_attr_text(f, t, "unit", time_unit);
+    if (rc == SB_OK && time_unit) rc = h5_attr_vltext(f, t, "unit", time_unit);
     if (rc == SB_OK) rc = h5_write_rows(f, t, "time", H5T_NATIVE_DOUBLE, 0, 0, rank == 0, &time);
     if (t >= 0) H5Dclose(t);
     if (s >= 0) H5Dclose(s);
@@ -65,7 +79,7 @@ static int write_element(struct h5_file *f, hid_t loc, const char *name, hid_t t
     if (rc == SB_OK) rc = write_stamp(f, element, rank, step, time, time_unit);
     if (rc == SB_OK)
         rc = h5_dataset(f, element, "value", type, comps ? 3 : 2, dims, 1, r->chunk, &value);
-    if (rc == SB_OK && unit) rc = h5_attr_text(f, value, "unit", unit);
+    if (rc == SB_OK && unit) rc = h5_attr_vltext(f, value, "unit", unit);
     if (rc == SB_OK) rc = h5_write_rows(f, value, name, type, 1, r->first, r->count, data);
     if (value >= 0) H5Dclose(value);
     h5_close_group(element);
@@ -84,9 +98,11 @@ static int write_table(struct h5_file *f, hid_t loc, const char *name, hid_t typ
     return rc;
 }
 
-static int write_h5md_header(struct h5_file *f)
+/* /h5md (H5MD 1.1 metadata), with the units module when units are written. */
+int md_write_h5md_header(struct h5_file *f, bool units)
 {
-    hid_t h5md = -1, author = -1, creator = -1;
+    hid_t h5md = -1, author = -1, creator = -1, modules = -1, module = -1;
+    const int64_t module_version[2] = {1, 0};
     const int64_t version[2] = {1, 1};
     const struct passwd *pw = getpwuid(getuid());
     const char *user = getenv("USER");
@@ -98,15 +114,21 @@ static int write_h5md_header(struct h5_file *f)
     if (rc == SB_OK) rc = h5_group(f, h5md, "creator", &creator);
     if (rc == SB_OK) rc = h5_attr_text(f, creator, "name", "ShiftBox");
     if (rc == SB_OK) rc = h5_attr_text(f, creator, "version", SHIFTBOX_VERSION);
+    if (rc == SB_OK && units) rc = h5_group(f, h5md, "modules", &modules);
+    if (rc == SB_OK && units) rc = h5_group(f, modules, "units", &module);
+    if (rc == SB_OK && units) rc = h5_attr_ints(f, module, "version", 2, module_version);
+    if (rc == SB_OK && units) rc = h5_attr_vltext(f, module, "system", "SI");
+    h5_close_group(module);
+    h5_close_group(modules);
     h5_close_group(creator);
     h5_close_group(author);
     h5_close_group(h5md);
     return rc;
 }
 
-/* The box group: 3D, periodic, edges as a diagonal matrix per frame. */
-static int write_box(struct h5_file *f, hid_t all, const struct md_state_info *info, int rank,
-                     long step, double time)
+/* The box group: 3D, periodic, edges as a diagonal matrix per frame whose
+ * step and time are position's, hard-linked (H5MD 1.1, "Simulation box"). */
+static int write_box(struct h5_file *f, hid_t all, const struct md_state_info *info, int rank)
 {
     static const char *const periodic[3] = {"periodic", "periodic", "periodic"};
     const int64_t three = 3;
@@ -118,9 +140,21 @@ static int write_box(struct h5_file *f, hid_t all, const struct md_state_info *i
     int rc = h5_group(f, all, "box", &box);
     if (rc == SB_OK) rc = h5_attr_ints(f, box, "dimension", 0, &three);
     if (rc == SB_OK) rc = h5_attr_texts(f, box, "boundary", 3, periodic);
+    hid_t element = -1, value = -1;
+    const hsize_t dims[3] = {1, 3, 3};
+    if (rc == SB_OK) rc = h5_group(f, box, "edges", &element);
+    if (rc == SB_OK &&
+        H5Lcreate_hard(all, "position/step", element, "step", H5P_DEFAULT, H5P_DEFAULT) < 0)
+        rc = h5_error(f, "box/edges/step (a hard link to position/step)");
+    if (rc == SB_OK &&
+        H5Lcreate_hard(all, "position/time", element, "time", H5P_DEFAULT, H5P_DEFAULT) < 0)
+        rc = h5_error(f, "box/edges/time (a hard link to position/time)");
+    if (rc == SB_OK) rc = h5_dataset(f, element, "value", H5T_NATIVE_DOUBLE, 3, dims, 1, 3, &value);
+    if (rc == SB_OK && info->units) rc = h5_attr_vltext(f, value, "unit", LENGTH_UNIT);
     if (rc == SB_OK)
-        rc = write_element(f, box, "edges", H5T_NATIVE_DOUBLE, 3, &r, edges, rank, step, time,
-                           info->units ? "sigma" : NULL, info->units ? "tau" : NULL);
+        rc = h5_write_rows(f, value, "edges", H5T_NATIVE_DOUBLE, 1, r.first, r.count, edges);
+    if (value >= 0) H5Dclose(value);
+    h5_close_group(element);
     h5_close_group(box);
     return rc;
 }
@@ -187,7 +221,7 @@ static double to_global(double corner, double in_box, double length)
     return pos < 0.0 ? pos + length : pos >= length ? pos - length : pos;
 }
 
-static double *global_positions(const struct particles *p, const struct md_geometry *g)
+double *md_global_positions(const struct particles *p, const struct md_geometry *g)
 {
     double *x = sb_malloc(3 * (size_t)(p->n > 0 ? p->n : 1) * sizeof *x, "positions");
     for (int i = 0; i < p->n; i++)
@@ -202,15 +236,15 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
 {
     const int rank = info->topo->rank;
     const double time = (double)step * info->prm->dt;
-    const char *tau = info->units ? "tau" : NULL;
-    double *x = global_positions(p, info->geo);
+    const char *tau = info->units ? TIME_UNIT : NULL;
+    double *x = md_global_positions(p, info->geo);
     hid_t particles = -1, all = -1;
     int rc = h5_group(f, f->id, "particles", &particles);
-    if (rc == SB_OK) rc = h5_group(f, particles, "all", &all);
-    if (rc == SB_OK) rc = write_box(f, all, info, rank, step, time);
+    if (rc == SB_OK) rc = h5_group(f, particles, strchr(PARTICLES, '/') + 1, &all);
     if (rc == SB_OK)
         rc = write_element(f, all, "position", H5T_NATIVE_DOUBLE, 3, r, x, rank, step, time,
-                           info->units ? "sigma" : NULL, tau);
+                           info->units ? LENGTH_UNIT : NULL, tau);
+    if (rc == SB_OK) rc = write_box(f, all, info, rank);
     if (rc == SB_OK && fault == CHECKPOINT_FAULT_WRITE_ONE && rank == info->topo->nranks - 1)
         rc = sb_fail(m, SB_ERUNTIME,
                      "checkpoint %s: writing velocity: No space left on device (HDF5, in "
@@ -225,7 +259,7 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
     }
     if (rc == SB_OK)
         rc = write_element(f, all, "velocity", H5T_NATIVE_DOUBLE, 3, r, p->v, rank, step, time,
-                           info->units ? "sigma tau-1" : NULL, tau);
+                           info->units ? VELOCITY_UNIT : NULL, tau);
     if (rc == SB_OK)
         rc =
             write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL, tau);
@@ -272,7 +306,7 @@ int md_state_save(const char *path, const struct md_state_info *info, const stru
     if (rc == SB_OK) rc = h5_create(&f, tmp, t->comm, m);
     if (rc == SB_OK) {
         hid_t parameters = -1;
-        rc = write_h5md_header(&f);
+        rc = md_write_h5md_header(&f, info->units);
         if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, fault, m);
         if (rc == SB_OK) rc = h5_group(&f, f.id, "parameters", &parameters);
         if (rc == SB_OK) rc = write_parameters(&f, parameters, info, step, conserved0);
@@ -492,9 +526,9 @@ static int check_frame(struct h5_file *f, const char *element, const struct md_s
     char name[128], why[192];
     int64_t saved_step;
     double saved_time;
-    snprintf(name, sizeof name, "particles/all/%s/step", element);
+    snprintf(name, sizeof name, PARTICLES "/%s/step", element);
     CHECK(read_rows(f, name, H5T_NATIVE_INT64, 1, 0, 1, 0, 1, &saved_step));
-    snprintf(name, sizeof name, "particles/all/%s/time", element);
+    snprintf(name, sizeof name, PARTICLES "/%s/time", element);
     CHECK(read_rows(f, name, H5T_NATIVE_DOUBLE, 1, 0, 1, 0, 1, &saved_time));
     if (saved_step != step || saved_time != (double)step * info->prm->dt) {
         snprintf(why, sizeof why, "%s's step %lld and time %.17g are not the checkpoint's %ld",
@@ -503,7 +537,7 @@ static int check_frame(struct h5_file *f, const char *element, const struct md_s
     }
     if (strcmp(element, "box/edges")) return SB_OK;
     double edges[3][3];
-    CHECK(read_rows(f, "particles/all/box/edges/value", H5T_NATIVE_DOUBLE, 3, 1, 3, 0, 3, edges));
+    CHECK(read_rows(f, PARTICLES "/box/edges/value", H5T_NATIVE_DOUBLE, 3, 1, 3, 0, 3, edges));
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             if (edges[i][j] != (i == j ? info->geo->length[i] : 0.0))
@@ -519,7 +553,7 @@ static int check_frames(struct h5_file *f, const struct md_state_info *info, lon
     return SB_OK;
 }
 
-/* Rows [first, first + count) of particles/all/position against the same
+/* Rows [first, first + count) of particles/trajectory/position against the same
  * rows of parameters/restart/position_in_box placed in the box of the rank
  * that wrote them: the same bits, or the file is damaged.  Reading both
  * (and position_at_build) also has HDF5 check their chunks' checksums. */
@@ -537,12 +571,13 @@ static int check_positions(struct h5_file *f, const struct md_state_info *info,
         rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
                        count, in_box);
     if (rc == SB_OK)
-        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n,
-                       first, count, at_build);
+        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n, first,
+                       count, at_build);
     hsize_t end = 0, total = 0;
     for (hsize_t r = 0; rc == SB_OK && r < ranks; r++)
         total += per_rank[r] < 0 ? n + 1 : (hsize_t)per_rank[r];
-    if (rc == SB_OK && total != n) rc = damaged(f, "particles_per_rank does not add up to the atoms");
+    if (rc == SB_OK && total != n)
+        rc = damaged(f, "particles_per_rank does not add up to the atoms");
     int writer = -1;
     double corner[3] = {0};
     for (hsize_t i = 0; rc == SB_OK && i < count; i++) {
@@ -599,14 +634,14 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
         rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n, first,
                        (hsize_t)count, p->x0);
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+        rc = read_rows(f, PARTICLES "/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
                        (hsize_t)count, p->v);
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first,
-                       (hsize_t)count, p->id);
+        rc = read_rows(f, PARTICLES "/id/value", H5T_NATIVE_INT64, 2, 1, n, first, (hsize_t)count,
+                       p->id);
     double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
+        rc = read_rows(f, PARTICLES "/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
                        (hsize_t)count, global);
     if (rc == SB_OK) rc = check_positions(f, info, out, first, (hsize_t)count, global);
     free(global);
@@ -632,13 +667,11 @@ static int read_block(struct h5_file *f, const struct md_state_info *info,
     double *x = sb_malloc(3 * (count + 1) * sizeof *x, "positions read");
     double *v = sb_malloc(3 * (count + 1) * sizeof *v, "velocities read");
     int64_t *id = sb_malloc((count + 1) * sizeof *id, "ids read");
-    int rc =
-        read_rows(f, "particles/all/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, x);
+    int rc = read_rows(f, PARTICLES "/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, x);
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count,
-                       v);
+        rc = read_rows(f, PARTICLES "/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, v);
     if (rc == SB_OK)
-        rc = read_rows(f, "particles/all/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
+        rc = read_rows(f, PARTICLES "/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
     if (rc == SB_OK) rc = check_positions(f, info, out, first, count, x);
     *block = sb_malloc((count + 1) * sizeof **block, "particles read");
     for (hsize_t i = 0; rc == SB_OK && i < count; i++) {

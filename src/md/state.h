@@ -34,6 +34,20 @@ struct md_state_info {
     bool units;              /* write H5MD unit attributes (reduced units) */
 };
 
+struct h5_file;
+
+/* H5MD 1.1 metadata (/h5md), with the units module when `units`. */
+int md_write_h5md_header(struct h5_file *f, bool units);
+
+/* The unit strings of checkpoint.units = reduced: the Lennard-Jones numbers
+ * under the mapping sigma = 1 nm, m = 1 u, epsilon = 1 kJ/mol, so that
+ * tau = 1 ps (GROMACS' units; README "Checkpoint units"). */
+extern const char *const md_length_unit, *const md_time_unit, *const md_velocity_unit,
+                                                                  *const md_force_unit;
+
+/* This rank's positions in the global box, wrapped into [0, L); malloc'd. */
+double *md_global_positions(const struct particles *p, const struct md_geometry *g);
+
 /* What a restart learnt from the file. */
 struct md_restart {
     long step;

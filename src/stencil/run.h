@@ -67,6 +67,9 @@ int stencil_iterate(struct stencil_run *r, long iterations);
 /* This rank's own points, contiguous (x fastest), into dst. */
 int stencil_own_points(struct stencil_run *r, void *dst);
 size_t stencil_own_count(const struct stencil_run *r);
+/* The reverse: own points from src (a restart), halos zero until the next
+ * exchange fills them.  Resets the timers, as stencil_fill does. */
+int stencil_set_own_points(struct stencil_run *r, const void *src);
 
 /* An order-independent 64-bit hash of own points and their global
  * coordinates: XOR over ranks gives the same value for any decomposition
