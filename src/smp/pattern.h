@@ -1,8 +1,7 @@
-/* Supersteps of seed 003 (Bilardi, Pietracaprina, Pucci, Silvestri: SMP
- * cost models): how many global reads and writes each of p workers does in
- * one copy-in / copy-out superstep, the three suites of its sec. 4.1, and
- * the features its cost functions are linear in.  Pure functions, no MPI:
- * tested in tests/test_smp.c. */
+/* Supersteps of seed 003 (Amato, Pietracaprina, Pucci, Dale, Perdue: a
+ * cost model for communication on an SMP): how many global reads and writes each of p workers does
+ * in one copy-in / copy-out superstep, the three suites of its sec. 4.1, and the features its cost
+ * functions are linear in.  Pure functions, no MPI: tested in tests/test_smp.c. */
 #ifndef SB_SMP_PATTERN_H
 #define SB_SMP_PATTERN_H
 
