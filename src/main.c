@@ -273,7 +273,16 @@ static int run(int argc, char **argv)
         for (int i = 0; i < ncommands; i++)
             snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                      commands[i].name);
-        log_error("unknown command '%s'; accepted: %s (shiftbox --help)", a.command, known);
+        /* the nearest name, when it is a typo (about one character in four) */
+        const char *near = NULL;
+        int best = (int)strlen(a.command) / 4 > 1 ? (int)strlen(a.command) / 4 : 1;
+        for (int i = 0; i < ncommands; i++) {
+            int d = edit_distance(a.command, commands[i].name);
+            if (d <= best) best = d, near = commands[i].name;
+        }
+        char hint[64] = "";
+        if (near) snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+        log_error("unknown command '%s'%s; accepted: %s (shiftbox --help)", a.command, hint, known);
         return SB_EUSAGE;
     }
     if (a.help || !cmd) {

@@ -162,8 +162,10 @@ expect "inject_fault beyond the ranks" 2 'exchange.inject_fault = 5.*0\.\.1' -- 
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.inject_fault=5
 expect "a message larger than MPI's int count" 2 'exchange.k = 64.*int count' -- \
     "$SHIFTBOX" exchange -s exchange.k=64 -s exchange.bytes=1000000
-expect "unknown command" 2 "unknown command 'exchnage'" 'accepted: md, exchange' -- \
-    "$SHIFTBOX" exchnage
+expect "unknown command, with the nearest suggested" 2 "unknown command 'exchnage'" \
+    "did you mean 'exchange'\\?" 'accepted: md, exchange' -- "$SHIFTBOX" exchnage
+expect "a word far from every command gets no suggestion" 2 "unknown command 'foo'; accepted" -- \
+    "$SHIFTBOX" foo
 expect "no command" 2 'no command given' -- "$SHIFTBOX"
 expect "unknown option" 2 "unknown option '--nope'" -- "$SHIFTBOX" exchange --nope
 touch "$TEST_TMP/plainfile"
