@@ -175,6 +175,15 @@ $(BIN): $(OBJ)
 	$(say) LINK $@
 	$(Q)$(CC) $(SAN) $(OPENMP) -o $@ $^ $(LDLIBS) $(GPU_LIBS)
 
+# The git revision, for --version: main.o is rebuilt when it changes.
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/git-revision: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT_REV)' | cmp -s - $@ || echo '$(GIT_REV)' >$@
+$(BUILD)/obj/src/main.o: $(BUILD)/git-revision
+$(BUILD)/obj/src/main.o: CFLAGS += -DSB_GIT_REVISION='"$(GIT_REV)"'
+.PHONY: FORCE
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $<

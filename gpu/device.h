@@ -9,6 +9,9 @@
  * receives a one-line description, or the reason there is none. */
 int gpu_probe(char *describe, size_t size);
 
+/* The CUDA runtime this binary was built with, in words ("none" without). */
+const char *gpu_runtime_built(void);
+
 /* Makes the device local_rank mod (device count) this process's device;
  * returns its number, or -1 when there is no usable device. */
 int gpu_select_device(int local_rank);

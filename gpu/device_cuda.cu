@@ -8,6 +8,18 @@ extern "C" {
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+extern "C" const char *gpu_runtime_built(void)
+{
+#ifdef SB_CUDA_EMULATION
+    return "the host emulation of tests/cuda_emu (make CUDA_EMU=1)";
+#else
+    static char text[64];
+    snprintf(text, sizeof text, "CUDA runtime %d.%d", CUDART_VERSION / 1000,
+             CUDART_VERSION % 1000 / 10);
+    return text;
+#endif
+}
+
 extern "C" int gpu_probe(char *describe, size_t size)
 {
     int count = 0;

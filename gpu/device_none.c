@@ -8,6 +8,11 @@ int gpu_probe(char *describe, size_t size)
     return 0;
 }
 
+const char *gpu_runtime_built(void)
+{
+    return "none (built without CUDA)";
+}
+
 int gpu_select_device(int local_rank)
 {
     (void)local_rank;

@@ -8,8 +8,12 @@
 #include "command.h"
 #include "log.h"
 #include "report.h"
+#include "../gpu/device.h"
 
 #include <mpi.h>
+#ifndef SB_SMPI
+#include <hdf5.h>
+#endif
 
 #include <errno.h>
 #include <signal.h>
@@ -129,7 +133,8 @@ static void print_usage(FILE *f)
             "  -o, --out DIR         write DIR/summary.json and the command's CSV files\n"
             "      --restart FILE    md, stencil: continue from a checkpoint (checkpoint.restart)\n"
             "  -h, --help            this text; after a command, that command's keys\n"
-            "  -V, --version         the version\n\n"
+            "  -V, --version         the version, git revision, and the MPI, HDF5 and CUDA it was\n"
+            "                        built with and runs with\n\n"
             "lists and ranges: exchange.k=1-4, exchange.bytes=10,100,1000\n"
             "exit codes: 0 ok, 1 verification failed, 2 bad usage or configuration, "
             "3 runtime failure (MPI, I/O, CUDA, HDF5)\n");
@@ -247,6 +252,41 @@ static void print_failure(int rc, const struct sb_msg *m)
         log_rank_error("%s", m->text);
 }
 
+#ifndef SB_GIT_REVISION
+#define SB_GIT_REVISION "unknown"
+#endif
+
+/* --version: this build and what it runs with (MPI_Get_library_version may
+ * be called before MPI_Init). */
+static void print_versions(void)
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, "\n")] = '\0';
+    log_info("ShiftBox %s (git %s)", SHIFTBOX_VERSION, SB_GIT_REVISION);
+#ifdef OMPI_MAJOR_VERSION
+    log_info("  MPI:      built with Open MPI %d.%d.%d (MPI %d.%d); runs with %s",
+             OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION, MPI_VERSION,
+             MPI_SUBVERSION, library);
+#else
+    log_info("  MPI:      built with MPI %d.%d; runs with %s", MPI_VERSION, MPI_SUBVERSION,
+             library);
+#endif
+#ifdef SB_SMPI
+    log_info("  HDF5:     none (SMPI build)");
+#else
+    unsigned major = 0, minor = 0, release = 0;
+    H5get_libversion(&major, &minor, &release);
+    log_info("  HDF5:     built with %d.%d.%d; runs with %u.%u.%u", H5_VERS_MAJOR, H5_VERS_MINOR,
+             H5_VERS_RELEASE, major, minor, release);
+#endif
+    char gpu[256];
+    gpu_probe(gpu, sizeof gpu);
+    log_info("  CUDA:     built with %s; devices: %s", gpu_runtime_built(), gpu);
+    log_info("  compiler: %s", __VERSION__);
+}
+
 static int run(int argc, char **argv)
 {
     struct args a;
@@ -257,7 +297,7 @@ static int run(int argc, char **argv)
         return rc;
     }
     if (a.version) {
-        log_info("ShiftBox %s", SHIFTBOX_VERSION);
+        print_versions();
         return SB_OK;
     }
     const struct command *cmd = a.command ? find_command(a.command) : NULL;

@@ -190,7 +190,9 @@ fi
 expect "--help lists commands and exit codes" 0 'exchange' 'exit codes' -- "$SHIFTBOX" --help
 expect "exchange --help lists its keys with defaults" 0 'exchange.k +default 1-4' \
     'decomp.dims' 'stats.cut_coef' -- "$SHIFTBOX" exchange --help
-expect "--version" 0 '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+' -- "$SHIFTBOX" --version
+expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with and runs with" 0 \
+    '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z-]+\)' 'MPI: +built with .*; runs with ' \
+    'HDF5: +built with [0-9.]+; runs with [0-9.]+' 'CUDA: +built with ' -- "$SHIFTBOX" --version
 
 keys=$("$SHIFTBOX" --help | grep -oE '^    [a-z_]+\.[a-z_0-9]+' | tr -d ' ')
 missing=$(for k in $keys; do grep -q -- "$k" "$ROOT/README.md" || echo "$k"; done)

@@ -35,6 +35,8 @@
 #include <type_traits>
 #include <utility>
 
+#define SB_CUDA_EMULATION 1
+
 #define __global__
 #define __device__
 #define __host__
