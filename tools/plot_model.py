@@ -8,6 +8,7 @@ against k; one panel per payload size, like seed 000's Tables 2-6.
 """
 import argparse
 import csv
+import json
 import os
 import sys
 from collections import defaultdict
@@ -17,6 +18,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+
+def where(csv_path):
+    """'; host, N ranks, date' from the summary.json beside the CSV, if any."""
+    path = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "summary.json")
+    try:
+        env = json.load(open(path))["environment"]
+        return f"\n{env['host']}, {env['ranks']} ranks, {env['date_utc'][:10]}"
+    except (OSError, KeyError, ValueError):
+        return ""
 
 
 def main():
@@ -49,19 +60,25 @@ def main():
                 mean = [float(r["mean_s"]) * 1e6 for r in pts]
                 sd = [float(r["stddev_s"]) * 1e6 for r in pts]
                 colour = f"C{n}"
-                ax.fill_between(k, [m - s for m, s in zip(mean, sd)],
+                # a band of mean - sigma below zero means nothing on a time axis
+                ax.fill_between(k, [max(m - s, 0.05 * m) for m, s in zip(mean, sd)],
                                 [m + s for m, s in zip(mean, sd)], color=colour, alpha=0.15)
                 ax.plot(k, [float(r["median_s"]) * 1e6 for r in pts], "o-", color=colour,
                         label=f"{module} measured")
                 ax.plot(k, [float(r["predicted_s"]) * 1e6 for r in pts], "x--", color=colour,
                         label=f"{module} predicted")
+            values = [float(r[c]) for pts in series[key].values() for r in pts
+                      for c in ("median_s", "predicted_s") if float(r[c]) > 0]
+            if values and max(values) > 10 * min(values):  # decades: a log axis
+                ax.set_yscale("log")
             ax.set_title(f"{key[3]} B per box")
             ax.set_xlabel("k (layers)")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.grid(True, alpha=0.3)
         axes[0][0].set_ylabel("time per exchange [µs] (median, mean ± σ)")
         axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"measured against the Hockney model: grid {dims}, c = {c}, {payload}")
+        fig.suptitle(f"measured against the Hockney model: grid {dims}, c = {c}, {payload}"
+                     f"{where(args.csv)}", fontsize=10)
         fig.tight_layout()
         path = os.path.join(out_dir, f"model-{dims}-c{c}-{payload}.png")
         fig.savefig(path, dpi=110)
