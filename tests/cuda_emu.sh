@@ -91,10 +91,17 @@ if text.count(old) != 1:
     sys.exit(f"the text to change occurs {text.count(old)} times in {path}: {old!r}")
 open(path, "w").write(text.replace(old, new))
 EOF
-    make -C "$dir" --no-print-directory CUDA_EMU=1 ASAN=0 >"$dir.build.log" 2>&1 || {
+    # BUILD named here: one inherited from the environment (make check sets
+    # it) would send the variant's objects elsewhere and leave the copied
+    # binary, unchanged, to be tested.
+    make -C "$dir" --no-print-directory CUDA_EMU=1 ASAN=0 BUILD=build/emu >"$dir.build.log" 2>&1 || {
         cat "$dir.build.log"
         return 1
     }
+    if [[ ! "$dir/build/emu/shiftbox" -nt "$ROOT/build/emu/shiftbox" ]]; then
+        echo "the variant $1 was not relinked: $dir/build/emu/shiftbox" >&2
+        return 1
+    fi
     echo "$dir/build/emu/shiftbox"
 }
 
