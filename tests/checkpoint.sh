@@ -2,7 +2,8 @@
 # Checkpoints: restart bit for bit on the same grid, to 1e-10 on other rank
 # counts; a crash while writing leaves the previous checkpoint whole; a
 # corrupted byte, a file that is not a checkpoint and other physics are
-# refused; tools/h5check.py passes a checkpoint and catches a damaged one.
+# refused; tools/h5check.py passes a checkpoint and catches a damaged one;
+# checkpoints and trajectories conform to H5MD 1.1 (tools/h5md_check.py).
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -244,6 +245,18 @@ PYEOF
         tools/md_rdf.py "$T/traj/trajectory.h5md" --out "$T/rdf" --rmax 50
 else
     skip "MDAnalysis reads the trajectory" "python3-mdanalysis missing (make deps installs it)"
+fi
+# ---- H5MD 1.1 conformance (tools/h5md_check.py, one broken file per rule) ------------------
+if have_h5py; then
+    $PY "$ROOT/tests/h5md_conformance.py" "$T/zero/md-00000000.h5md" "$T/nounits/md-00000000.h5md" \
+        "$T/traj/trajectory.h5md" "$T/traj/md-00000040.h5md" >"$T/conformance.log" 2>&1
+    grep -E '^(not )?ok - |^    \| ' "$T/conformance.log"
+    PASSED=$((PASSED + $(grep -c '^ok - ' "$T/conformance.log")))
+    FAILED=$((FAILED + $(grep -c '^not ok - ' "$T/conformance.log")))
+    grep -q '^[0-9]* passed, [0-9]* failed$' "$T/conformance.log" ||
+        fail "tests/h5md_conformance.py ended without a result line" "$T/conformance.log"
+else
+    skip "H5MD conformance" "h5py missing (make deps installs python3-h5py)"
 fi
 cp "$T/traj/trajectory.h5md" "$T/traj-before.h5md"
 expect "an existing trajectory file is refused (exit 2) and left as it was" 2 \
