@@ -376,10 +376,10 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 #ifdef OPEN_MPI
-    /* Open MPI's own MPI-IO (OMPIO) wrote a 4 M-atom checkpoint at 0.14-0.16x
-     * dd's rate on 2 ranks here, its ROMIO at 0.37-0.41x
-     * (tools/checkpoint_bench.sh, docs/results/checkpoint-2ranks.txt): ROMIO
-     * unless the user chose (OMPI_MCA_io set); read before MPI_Init. */
+    /* Open MPI's own MPI-IO (OMPIO) wrote a 4 M-atom checkpoint at 0.15x
+     * dd's rate on 2 ranks, its ROMIO at 0.23x (tools/checkpoint_bench.sh side
+     * by side, docs/results/README.md): ROMIO unless the user chose
+     * (OMPI_MCA_io set); Open MPI reads it in MPI_Init. */
     setenv("OMPI_MCA_io", "^ompio", 0);
 #endif
     MPI_Init(&argc, &argv);

@@ -160,6 +160,15 @@ with h5py.File('$T/twice.h5md', 'r+') as f:
         "${H5CHECK[@]}" "$T/twice.h5md"
     expect "a restart catches it too (exit 3)" 3 'not ids 0..31999 once each' -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/twice.h5md"
+    cp "$T/ck/md-00000050.h5md" "$T/fixedunit.h5md"
+    $PY -c "
+import h5py, numpy as np
+with h5py.File('$T/fixedunit.h5md', 'r+') as f:
+    v = f['particles/trajectory/position/value']
+    del v.attrs['unit']
+    v.attrs['unit'] = np.bytes_('nm')"
+    expect "h5check catches a break of the H5MD rules (a fixed-length unit)" 1 \
+        'FAILED: not H5MD 1.1: .*unit-type' -- "${H5CHECK[@]}" "$T/fixedunit.h5md"
     expect "units=none writes no unit attributes" 0 -- bash -c "
         '$SHIFTBOX' md -s md.cells=4,4,4 -s md.steps=0 -s checkpoint.at_end=1 \
             -s checkpoint.units=none --out '$T/nounits' >/dev/null &&

@@ -74,12 +74,10 @@ def write_good(path):
         vlstr(g["mass"], "unit", "u")
         g["species"] = np.zeros(N, dtype=np.int32)
         ids = np.tile(np.arange(N, dtype=np.int64), (FRAMES, 1))
-        ids[1, -1] = -1  # a placeholder, equal to the fill value
+        ids[1, -1] = -1  # particle 4 absent from frame 1: its id is the fill value (H5MD "id")
         idg = g.create_group("id")
         idg["step"] = position["step"]
         idg.create_dataset("value", data=ids, fillvalue=-1)
-        ids_all = idg["value"]
-        ids_all[1, -2] = ids_all[1, -2]  # keep the dataset written, not only created
         charge = g.create_group("charge")
         charge["step"] = position["step"]
         charge["value"] = np.zeros((FRAMES, N), dtype=np.int32)
