@@ -383,9 +383,10 @@ static void direct_destroy(struct exchange *x)
 
 /* The partners of a box at `c`'s grid, counted by rank: how many distinct
  * other ranks, and how many slots come from other ranks and from the box
- * itself. */
+ * itself.  With `offsets` (room for every slot), the distinct peers' box
+ * offsets too. */
 static void count_partners(const struct model_case *c, int *peers, int *remote_slots,
-                           int *self_slots)
+                           int *self_slots, int (*offsets)[3])
 {
     int k[3], dims[3], origin[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
@@ -403,7 +404,9 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
             continue;
         }
         ++*remote_slots;
-        if (!seen[src[e]]++) ++*peers;
+        if (seen[src[e]]++) continue;
+        if (offsets) coords_of_rank(dims, src[e], offsets[*peers]);
+        ++*peers;
     }
     free(src);
     free(dst);
@@ -412,13 +415,21 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
 
 /* One message to each distinct peer, all in flight at once (model_burst),
  * then the copies: a peer's payload into its further slots, the own payload
- * into the centre and the box's own images (docs/MODEL.md). */
+ * into the centre and the box's own images (docs/MODEL.md).  On a torus
+ * (model.torus) the messages to peers further than a hop share links and
+ * the ports they pass. */
 static void direct_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
-    int peers, remote, self;
-    count_partners(c, &peers, &remote, &self);
+    int peers, remote, self, slots = (2 * c->k + 1) * (2 * c->k + 1) * (2 * c->k + 1);
+    int(*offsets)[3] = model_torus(h) ? sb_malloc((size_t)slots * sizeof *offsets, "peer offsets")
+                                      : NULL;
+    count_partners(c, &peers, &remote, &self, offsets);
     model_burst(t, h, peers, c->bytes);
+    if (offsets)
+        model_contention(t, h, peers, model_net_load(h, c, 1, peers, (const int(*)[3])offsets),
+                         c->bytes);
     model_copy(t, h, (remote - peers) + self + 1, c->bytes);
+    free(offsets);
 }
 
 const exchange_ops direct_ops = {

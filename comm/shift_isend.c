@@ -134,17 +134,27 @@ static void isend_destroy(struct exchange *x)
  * two messages each way (to and from the left and right neighbours) --
  * seed 000 Eq. 2 where the two overlap no more than two messages do
  * (docs/MODEL.md).  A ring of one copies both blocks; the own payload is
- * copied into the buffer once. */
+ * copied into the buffer once.  On a torus (model.torus) neighbour boxes
+ * may lie hops apart (teams), their messages sharing links and ports. */
 static void isend_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
     model_copy(t, h, 1.0, c->bytes);
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
-        if (c->dims[d] == 1)
-            model_copy(t, h, 2.0 * c->k, model_block_bytes(c, d));
-        else
-            for (int hop = 0; hop < c->k; hop++)
-                model_burst(t, h, 2.0, model_block_bytes(c, d));
+        double m = model_block_bytes(c, d);
+        if (c->dims[d] == 1) {
+            model_copy(t, h, 2.0 * c->k, m);
+            continue;
+        }
+        /* on a torus (model.torus), neighbour boxes a hop or more apart */
+        int both[2][3] = {{0, 0, 0}, {0, 0, 0}};
+        both[0][d] = 1;
+        both[1][d] = -1;
+        double load = model_torus(h) ? model_net_load(h, c, 1, 2, (const int(*)[3])both) : 4.0;
+        for (int hop = 0; hop < c->k; hop++) {
+            model_burst(t, h, 2.0, m);
+            model_contention(t, h, 2.0, load, m);
+        }
     }
 }
 

@@ -410,18 +410,40 @@ static void teamshift_destroy(struct exchange *x)
 
 /* A pass to the box `distance` away along a ring of `ring` boxes: a
  * message each way at once (MPI_Isend, MPI_Recv), or a copy where the
- * ring's length divides the distance. */
+ * ring's length divides the distance.  `load`: messages on the busiest
+ * port or link while every member passes (model_net_load; 2 without
+ * model.torus). */
 static double pass_time(struct model_terms *t, const struct hockney *h, int ring, int distance,
-                        double bytes)
+                        double load, double bytes)
 {
     struct model_terms one = {0};
-    if (distance % ring == 0)
+    if (distance % ring == 0) {
         model_copy(&one, h, 1.0, bytes);
-    else
+    } else {
         model_duplex(&one, h, 1.0, bytes);
+        model_contention(&one, h, 1.0, load, bytes);
+    }
     t->messages += one.messages;
     t->bytes += one.bytes;
     return one.time;
+}
+
+/* On a torus (model.torus): the busiest port or link while every member
+ * makes its skew (step 0) or a step (step > 0) along dimension d, all teams
+ * at once; each passes to the box `back` boxes behind. */
+static double pass_load(const struct hockney *h, const struct model_case *c, int d, int step)
+{
+    if (!model_torus(h)) return 2.0;
+    int team = c->team_size;
+    int(*back)[3] = sb_calloc((size_t)team, sizeof *back, "pass offsets");
+    for (int i = 0; i < team; i++) {
+        int blocks = teamshift_blocks(c->k, team, i);
+        if (step == 0 && blocks > 0) back[i][d] = c->k - i;
+        if (step > 0 && blocks > step) back[i][d] = -team;
+    }
+    double load = model_net_load(h, c, team, 1, (const int(*)[3])back);
+    free(back);
+    return load;
 }
 
 #define MODEL_TEAM 64 /* teams larger than this are costed as if of this size */
@@ -431,7 +453,9 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
  * member i then makes its skew and steps, each a pass; the leader gathers
  * the members' blocks as they finish (linear) and copies them into offset
  * order.  The phase ends when the leader holds the next block.  c = 1
- * walks the window in order: no broadcast, no gather.  Messages counted
+ * walks the window in order: no broadcast, no gather.  On a torus
+ * (model.torus) the passes share links and ports (pass_load); the
+ * broadcast and the gather stay inside a team, costed as without.  Messages counted
  * are the leader's: its broadcast sends, its passes, the parts it gathers. */
 static void teamshift_model(const struct hockney *h, const struct model_case *c,
                             struct model_terms *t)
@@ -443,6 +467,7 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
         double m = model_block_bytes(c, d);
         total = m * (2 * k + 1);
         double arrive[MODEL_TEAM], ready[MODEL_TEAM], parts[MODEL_TEAM];
+        double skew_load = pass_load(h, c, d, 0), step_load = pass_load(h, c, d, 1);
         int sends;
         model_bcast_times(h, team, m, arrive, &sends);
         t->messages += sends;
@@ -457,10 +482,11 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                 model_copy(&counted, h, 1.0, m);
                 ready[i] += counted.time;
             } else {
-                ready[i] += pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, m);
+                ready[i] +=
+                    pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, skew_load, m);
             }
             for (int step = 1; step < blocks; step++)
-                ready[i] += pass_time(&counted, h, c->dims[d], team, m);
+                ready[i] += pass_time(&counted, h, c->dims[d], team, step_load, m);
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;

@@ -277,6 +277,7 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_teams(p, c, ctx->nranks, m));
+    if (p->have_model) CHECK(model_torus_fits(&p->hockney, ctx->nranks, m));
     if (!p->verify && (p->inject_rank >= 0 || p->slot_hashes))
         return sb_fail(m, SB_EUSAGE,
                        "exchange.verify = 0 checks no byte, so %s cannot be honoured; accepted: "

@@ -42,6 +42,13 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
     CHECK(hockney_load(h, path, m));
     const char *smp = cfg_text(c, "model.smp");
     if (smp[0]) CHECK(smp_copy_load(&h->smp, smp, m));
+    long long torus[CONFIG_MAX_LIST];
+    int n = cfg_int_list(c, "model.torus", torus);
+    if (n != 0 && n != 3)
+        return sb_fail(m, SB_EUSAGE,
+                       "model.torus = '%s': %d sizes; accepted: three, A,B,C (e.g. 4,4,4), or none",
+                       cfg_raw(c, "model.torus"), n);
+    for (int i = 0; i < n; i++) h->torus[i] = (int)torus[i];
     return SB_OK;
 }
 
@@ -77,6 +84,11 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
         }
     }
     if (p->ncols == 0) return sb_fail(m, SB_EUSAGE, "exchange.module names no module to predict");
+    for (int i = 0; i < p->ncols; i++)
+        CHECK(model_torus_fits(&p->h,
+                               (long long)p->base.dims[0] * p->base.dims[1] * p->base.dims[2] *
+                                   p->col[i].team_size,
+                               m));
     return SB_OK;
 }
 

@@ -67,6 +67,7 @@ struct hockney {
     bool smpi;                   /* measured on SimGrid's SMPI: its collective algorithms */
     char statistic[16], mode[16], source[256];
     struct smp_copy smp; /* model.smp: copies inside a rank (optional) */
+    int torus[3];        /* model.torus: the hosts' 3D torus (src/model_net.c); 0: none */
 };
 
 /* Fits the segments to c->point (sorted by size, at least 2 points, times

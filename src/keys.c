@@ -192,6 +192,11 @@ const struct key_spec config_keys[] = {
     {"model", "rendezvous", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
      "a rank cannot send and receive at once (MPI_Ssend): the Shift's hops take one message "
      "time per ring colour (seed 000 Eq. 3)"},
+    {"model", "torus", KEY_INT_LIST, "none", 1, 1 << 16, NO_REAL, "none",
+     "A,B,C: the hosts form a 3D torus as SimGrid's TorusZone lays them out (rank r on host r, "
+     "first dimension fastest; configs/platforms/torus-*.xml), and messages to boxes more than "
+     "a hop away share its links and the ports they pass (docs/MODEL.md); none: no contention "
+     "beyond a rank's port"},
     {"model", "dims", KEY_INT3, "4,4,4", 1, 1 << 20, NO_REAL, NULL,
      "shiftbox model: the grid of boxes to predict for"},
 

@@ -28,12 +28,12 @@
  * any other key set in a file or with -s is refused (config.ignore aside). */
 static const char *const md_sections[] = {
     "run",        "decomp",        "exchange.module", "exchange.team_size", "md",    "checkpoint",
-    "trajectory", "model.hockney", "model.smp",       "model.rendezvous",   "timer", "config",
-    NULL};
+    "trajectory", "model.hockney", "model.smp",       "model.rendezvous",   "model.torus", "timer",
+    "config",     NULL};
 #endif
 static const char *const exchange_sections[] = {
-    "run",   "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous", "stats",
-    "timer", "config", NULL};
+    "run",   "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous", "model.torus",
+    "stats", "timer",  "config", NULL};
 static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "config", NULL};
 static const char *const model_sections[] = {"exchange.module",
                                              "exchange.k",

@@ -62,6 +62,7 @@ int model_predict(const struct hockney *h, const struct model_case *c, struct mo
     const exchange_ops *ops = exchange_lookup(c->module);
     if (!ops || !ops->model)
         return sb_fail(m, SB_EUSAGE, "no cost model for module '%s'", c->module);
+    CHECK(model_torus_fits(h, (long long)c->dims[0] * c->dims[1] * c->dims[2] * c->team_size, m));
     ops->model(h, c, out);
     return SB_OK;
 }

@@ -54,6 +54,25 @@ void model_burst(struct model_terms *t, const struct hockney *h, double n, doubl
  * model.smp seed 003's good family (src/smp/copymodel.h); not messages. */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);
 
+/* ---- the network beyond the ports: model.torus (src/model_net.c) ---- */
+
+/* model.torus is set: messages to boxes further than a hop share links and
+ * the ports of the hosts they pass. */
+bool model_torus(const struct hockney *h);
+/* SB_EUSAGE naming model.torus when it has fewer hosts than `ranks`. */
+int model_torus_fits(const struct hockney *h, long long ranks, struct sb_msg *m);
+/* Messages on the busiest port or link of the torus when member i (< members)
+ * of every box sends at once to the same member of the boxes at the n box
+ * offsets offsets[i * n .. i * n + n - 1] of `c`'s grid (rank = box * c +
+ * member, on host = rank).  Where the ports alone limit, 2 n. */
+double model_net_load(const struct hockney *h, const struct model_case *c, int members, int n,
+                      const int (*offsets)[3]);
+/* What a step of n messages each way costs beyond model_burst's x(m) +
+ * (n - 1) g(m) when the busiest port or link carries `load` messages:
+ * the bandwidth of each one more than the port's own 2 n. */
+void model_contention(struct model_terms *t, const struct hockney *h, double n, double load,
+                      double bytes);
+
 /* ---- collectives, as the MPI library of hockney.json runs them (src/model_coll.c) ---- */
 
 /* MPI_Bcast of `bytes` from rank 0 to `ranks` ranks: until the last has it. */

@@ -107,11 +107,43 @@ PYEOF
 }
 expect "... and costs half again too high miss it" 1 'MISSED' -- wrong_costs
 
+# The torus: messages to boxes beyond a hop share links and the ports they
+# pass, which model.torus describes (docs/MODEL.md); without it direct's
+# prediction misses the same simulated times.
+expect "model against simulation, 64 ranks of the torus with model.torus: median |error| <= 10 %" 0 \
+    'direct: median' 'teamshift: median' -- \
+    bash -c "'$RUN' -np 64 --platform '$TORUS' exchange -s exchange.module=direct,shift-isend,teamshift \
+        -s exchange.team_size=1,2 -s exchange.k=1,2 -s exchange.bytes=1000,30000 \
+        -s exchange.repetitions=1 -s exchange.warmup=1 -s exchange.verify=0 \
+        -s model.hockney='$TEST_TMP/pp-torus/hockney.json' -s model.torus=4,4,4 \
+        --out '$TEST_TMP/torus64' >'$TEST_TMP/torus64.log' 2>&1 && \
+        $PY '$ROOT/tools/model_check.py' exchange '$TEST_TMP/torus64' --target 10 >'$TEST_TMP/torus64.txt'; \
+        rc=\$?; tail -n 3 '$TEST_TMP/torus64.txt'; exit \$rc"
+no_torus() {
+    "$ROOT/build/shiftbox" model -s model.hockney="$TEST_TMP/pp-torus/hockney.json" \
+        -s model.dims=4,4,4 -s exchange.module=direct -s exchange.team_size=1 -s exchange.k=1,2 \
+        -s exchange.bytes=1000,30000 --out "$TEST_TMP/no-torus" >/dev/null 2>&1 || return 3
+    $PY - "$TEST_TMP/torus64/exchange.csv" "$TEST_TMP/no-torus/model.csv" <<'PYEOF'
+import csv, statistics, sys
+sim = {(r["k"], r["bytes"]): float(r["mean_s"]) for r in csv.DictReader(open(sys.argv[1]))
+       if r["module"] == "direct" and r["team_size"] == "1"}
+errors = [abs(float(r["predicted_s"]) / sim[(r["k"], r["bytes"])] - 1)
+          for r in csv.DictReader(open(sys.argv[2])) if r["module"] == "direct"]
+print(f"direct without model.torus: median |error| {100 * statistics.median(errors):.1f} %")
+sys.exit(0 if statistics.median(errors) > 0.10 else 1)
+PYEOF
+}
+expect "... and without model.torus direct misses them" 0 'without model.torus: median' -- no_torus
+
 # ---- refusals ---------------------------------------------------------------------------
 expect "shared buffers without exchange.verify=0 are refused" 2 'add -s exchange.verify=0' -- \
     "$RUN" -np 4 --shared-malloc 65536 exchange
 expect "more ranks than the platform has hosts" 2 'has 64 hosts' -- \
     "$RUN" -np 65 --platform "$TORUS" exchange
+expect "a model.torus of fewer hosts than ranks" 2 'model.torus = 2,2,2 has 8 hosts' -- \
+    "$ROOT/build/shiftbox" model -s model.hockney="$TEST_TMP/pp-torus/hockney.json" -s model.torus=2,2,2
+expect "a model.torus of two sizes" 2 'model.torus = .4,4.: 2 sizes; accepted: three' -- \
+    "$ROOT/build/shiftbox" model -s model.hockney="$TEST_TMP/pp-torus/hockney.json" -s model.torus=4,4
 expect "md is not in the SMPI build, and says why" 2 "'md' is not in the SMPI build: its checkpoints need HDF5" -- \
     "$RUN" -np 2 md
 expect "a platform that is not there" 2 'cannot read it' -- \

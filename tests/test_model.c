@@ -241,6 +241,49 @@ static void test_module_models(void **state)
     assert_int_equal(model_predict(&h, &c, &team4, NULL), SB_EUSAGE);
 }
 
+/* The torus' loads (model.torus), counted by hand on SimGrid's 4x4x4 torus
+ * with the 4x4x4 grid of boxes laid on it neighbour to neighbour. */
+static void test_torus_loads(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    h.torus[0] = h.torus[1] = h.torus[2] = 4;
+    struct model_case c = {.k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z, .dims = {4, 4, 4},
+                           .team_size = 1};
+    /* direct at k = 1: every port carries its 26 sends, its 26 receives, and
+       the messages it forwards: of the 26 offsets 12 take 2 hops and 8 take
+       3, so each host forwards 12 + 2 x 8 = 28 */
+    int offsets[26][3], n = 0;
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dz = -1; dz <= 1; dz++)
+                if (dx || dy || dz) memcpy(offsets[n++], (int[3]){dx, dy, dz}, sizeof offsets[0]);
+    assert_int_equal((int)model_net_load(&h, &c, 1, n, (const int(*)[3])offsets), 26 + 26 + 28);
+    /* neighbours a hop away, one each way: the ports alone, 2 + 2 */
+    int both[2][3] = {{1, 0, 0}, {-1, 0, 0}};
+    assert_int_equal((int)model_net_load(&h, &c, 1, 2, (const int(*)[3])both), 4);
+    /* two boxes along a ring of 4: half the ring, a tie.  SimGrid sends
+       coordinate 0 -> 2 up through 1, 1 -> 3 up through 2, 2 -> 0 down
+       through 1, 3 -> 1 up through 0: host 1 forwards two, its port carries
+       2 + 2 */
+    int two[1][3] = {{0, 0, 2}};
+    assert_int_equal((int)model_net_load(&h, &c, 1, 1, (const int(*)[3])two), 4);
+    /* the load costs the bandwidth of each message beyond the ports' own */
+    struct model_terms plain = {0}, loaded = {0};
+    model_burst(&plain, &h, 26, 1000);
+    model_burst(&loaded, &h, 26, 1000);
+    model_contention(&loaded, &h, 26, 80, 1000);
+    assert_true(loaded.time > plain.time);
+    model_contention(&plain, &h, 26, 52, 1000);
+    assert_true(loaded.time > plain.time);
+    /* more ranks than hosts is an error naming the key */
+    struct sb_msg m;
+    assert_int_equal(model_torus_fits(&h, 65, &m), SB_EUSAGE);
+    assert_non_null(strstr(m.text, "model.torus"));
+    assert_int_equal(model_torus_fits(&h, 64, &m), SB_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_fit_finds_the_protocol_break),
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
+        cmocka_unit_test(test_torus_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

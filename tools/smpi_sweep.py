@@ -7,8 +7,9 @@
 
 For each platform: shiftbox pingpong between ranks 0 and 1 measures the
 message costs (OUTDIR/PLATFORM/hockney.json); then for each rank count,
-shiftbox exchange runs CONFIG's sweep with those costs as model.hockney,
-so every point carries its prediction.  Sizes whose buffers fit the memory
+shiftbox exchange runs CONFIG's sweep with those costs as model.hockney
+(and, on a torus, the torus' shape from its platform file as model.torus:
+docs/MODEL.md), so every point carries its prediction.  Sizes whose buffers fit the memory
 budget (all ranks of one simulation, --memory-gb) run with every byte
 verified; larger ones run with SMPI's shared malloc and exchange.verify = 0
 (timings only), which sweep.csv records per point.  Points whose buffers
@@ -39,6 +40,7 @@ import configparser
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +56,15 @@ def platform_file(name, ranks):
     if name == "torus":
         return os.path.join(ROOT, "configs", "platforms", f"torus-{ranks}.xml")
     return os.path.join(ROOT, "configs", "platforms", f"{name}.xml")
+
+
+def network_keys(name, ranks):
+    """The model's description of the platform beyond the ports: a torus'
+    shape (model.torus, docs/MODEL.md), read from its file; nothing for a
+    network without contention beyond the ports (the fat tree)."""
+    with open(platform_file(name, ranks)) as f:
+        found = re.search(r'topology="TORUS"[^>]*topo_parameters="([0-9,]+)"', f.read())
+    return ["-s", f"model.torus={found.group(1)}"] if found else []
 
 
 def int_list(text):
@@ -82,6 +93,7 @@ def predict(rows, outdir, statistic):
     for r in rows:
         groups.setdefault((r["platform"], r["dims"], r["team_size"]), []).append(r)
     for (platform, dims, c), rs in groups.items():
+        ranks = rs[0]["ranks"]
         ks = sorted({r["k"] for r in rs})
         sizes = sorted({r["bytes"] for r in rs})
         out = os.path.join(outdir, "model", f"{platform}-{dims}-c{c}")
@@ -89,7 +101,7 @@ def predict(rows, outdir, statistic):
                "-s", "model.dims=" + dims.replace("x", ","), "-s", f"exchange.team_size={c}",
                "-s", "exchange.k=" + ",".join(map(str, ks)),
                "-s", "exchange.bytes=" + ",".join(map(str, sizes)),
-               "-s", "exchange.module=all", "--out", out]
+               "-s", "exchange.module=all", *network_keys(platform, ranks), "--out", out]
         subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
         pred = {}
         for m in csv.DictReader(open(os.path.join(out, "model.csv"))):
@@ -203,7 +215,7 @@ def main():
                         "-s", "exchange.bytes=" + ",".join(map(str, ms)),
                         "-s", "exchange.k=" + ",".join(map(str, kk)),
                         "-s", f"model.hockney={os.path.join(a.outdir, p, 'hockney.json')}",
-                        *extra, "--out", d]
+                        *network_keys(p, n), *extra, "--out", d]
                 jobs.append((p, n, group, d, cmd))
     with open(os.path.join(a.outdir, "skipped.csv"), "w") as f:
         f.write("platform,ranks,k,bytes,reason\n")
