@@ -229,14 +229,14 @@ double model_gatherv_time(const struct hockney *h, int ranks, const double *read
     /* The root's receives are posted at once; it takes the parts one after
        another as they arrive, each one one-way gap after the one before.  A
        part sent before the root is ready still crosses the root's port:
-       eager, while the root's own messages use it; rendezvous, once the
+       eager, sharing it with the root's own messages; rendezvous, once the
        root posts.  Either way the root is that part's bandwidth later. */
     double arrive[ranks > 1 ? ranks - 1 : 1], gap = 0, last = ready[0];
     for (int j = 1; j < ranks; j++) {
         arrive[j - 1] = ready[j] + hockney_send(h, bytes[j]);
         gap += hockney_fan(h, bytes[j]) / (ranks - 1);
         double bandwidth = hockney_send(h, bytes[j]) - hockney_send(h, 0.0);
-        if (arrive[j - 1] <= ready[0] && bandwidth > 0) last += bandwidth;
+        if (ready[j] < ready[0] && bandwidth > 0) last += bandwidth;
     }
     qsort(arrive, (size_t)(ranks - 1), sizeof *arrive, earlier);
     for (int j = 0; j < ranks - 1; j++)
