@@ -541,10 +541,9 @@ static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, l
             struct point *pt = &g->pts[i];
             for (long r = first; r < first + turn && r < p->repetitions; r++, *done += p->batch)
                 CHECK(run_one(ctx, p, g, pt, p->warmup + r, true));
-            log_progress("exchange: %ld of %ld exchanges (grid %dx%dx%d, c=%d; %s k=%d "
-                         "bytes=%lld)",
-                         *done, total, pt->dims[0], pt->dims[1], pt->dims[2], pt->team_size,
-                         pt->module, pt->k, pt->bytes);
+            log_progress((double)*done, (double)total, "exchanges",
+                         "exchange: grid %dx%dx%d, c=%d; %s k=%d bytes=%lld", pt->dims[0],
+                         pt->dims[1], pt->dims[2], pt->team_size, pt->module, pt->k, pt->bytes);
         }
     }
     return SB_OK;
@@ -804,7 +803,7 @@ static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct resul
                          bool verified, int exit_code)
 {
     cJSON *root =
-        report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+        report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
     cJSON_AddStringToObject(root, "verification", p->verify ? "every byte" : "off");
     if (p->verify) cJSON_AddBoolToObject(root, "verified", verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);

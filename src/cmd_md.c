@@ -652,7 +652,7 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
                          int exit_code)
 {
     cJSON *root =
-        report_summary_begin("md", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+        report_summary_begin("md", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
     cJSON_AddBoolToObject(root, "verified", res->verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);
     cJSON *o = cJSON_AddObjectToObject(root, "md");
@@ -812,7 +812,16 @@ int cmd_md(struct run_ctx *ctx)
             rc = write_checkpoint(&r, step, &m);
         if (rc == SB_OK && md_trajectory_due(&r.traj, step, r.start))
             rc = md_trajectory_append(&r.traj, &r.info, &r.p, step, &m);
+        if (r.nhistory > 0) {
+            const struct thermo *last = &r.history[r.nhistory - 1];
+            double done = (double)(step - r.start), seconds = MPI_Wtime() - start;
+            log_progress(done, (double)(r.prm.steps - r.start), "steps",
+                         "md: %.3g M atom-steps/s, total energy %.6f per atom at step %ld",
+                         seconds > 0 ? done * (double)r.natoms / seconds / 1e6 : 0.0, last->total,
+                         last->step);
+        }
     }
+    log_progress_done();
     /* closed here only when every rank got here: after a failure the job ends */
     if (rc == SB_OK) rc = md_trajectory_close(&r.traj, &m);
     double loop = MPI_Wtime() - start;

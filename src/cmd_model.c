@@ -203,7 +203,7 @@ int cmd_model(struct run_ctx *ctx)
     if (ctx->rank == 0 && ctx->out_dir) {
         rc = report_text_commit(&csv, ctx->out_dir, "model.csv");
         cJSON *root =
-            report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+            report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
         cJSON_AddItemToObject(root, "hockney", hockney_to_json(h));
         cJSON_AddItemToObject(root, "tradeoffs", trade);
         trade = NULL;

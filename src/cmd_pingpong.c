@@ -422,9 +422,11 @@ static int measure(const struct ping_plan *p, struct pair *pr, const struct time
             for (int pt = 0; pt < NPATTERNS; pt++)
                 if (timed_pattern(p, pt)) CHECK(timed_loop(p, pr, tc->overhead, &sizes[s], pt));
         }
-        if (pr->me == 0 && trial % 16 == 0)
-            log_progress("pingpong: %ld timed loops per size and pattern, %.0f s", trial + 1,
-                         MPI_Wtime() - start);
+        if (pr->me == 0)
+            log_progress((double)(trial + 1), (double)p->trials, "trials",
+                         "pingpong: a timed loop per size and pattern each, %.0f s of at most "
+                         "%.0f",
+                         MPI_Wtime() - start, p->max_seconds);
     }
     /* Copies after the messages, so that copies streaming through memory do
      * not cool the caches of the message loops: a quarter of the time. */
@@ -698,10 +700,10 @@ static int report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_si
              ok ? "true" : "false", checked[0], checked[1]);
     if (!ctx->out_dir) return ok ? SB_OK : SB_EVERIFY;
     cJSON *hj = hockney_to_json(&h);
-    cJSON_AddItemToObject(hj, "environment", report_environment(ctx->nranks, &ctx->timer));
+    cJSON_AddItemToObject(hj, "environment", report_environment(ctx->nranks, &ctx->timer, &ctx->placement));
     CHECK(report_finish_json(ctx->out_dir, "hockney.json", hj));
     cJSON *root =
-        report_summary_begin("pingpong", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+        report_summary_begin("pingpong", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
     cJSON_AddBoolToObject(root, "verified", ok);
     cJSON_AddNumberToObject(root, "messages_compared", (double)checked[0]);
     cJSON_AddNumberToObject(root, "messages_wrong", (double)checked[1]);

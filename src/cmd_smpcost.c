@@ -365,7 +365,7 @@ static int measure_suites(struct smp_memory *mem, const struct smp_plan *p, stru
                     r->skipped++;
                     continue;
                 }
-                log_progress("smpcost: superstep %d of %d", done + 1, total);
+                log_progress(done, total, "supersteps", "smpcost");
                 struct access a = {(enum smp_mode)mode, NULL, NULL};
                 struct smp_sample *x = &r->samples[r->nsamples++];
                 x->s = *s;
@@ -565,7 +565,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
                          const struct smp_results *r)
 {
     cJSON *root =
-        report_summary_begin("smpcost", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+        report_summary_begin("smpcost", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
     cJSON *res = cJSON_AddObjectToObject(root, "smpcost");
     cJSON_AddNumberToObject(res, "workers", p->p);
     cJSON_AddNumberToObject(res, "line_ints", (double)p->line_ints);

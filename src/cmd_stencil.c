@@ -505,7 +505,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
                          bool verified)
 {
     cJSON *root =
-        report_summary_begin("stencil", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer);
+        report_summary_begin("stencil", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
     cJSON *res = cJSON_AddObjectToObject(root, "results");
     cJSON_AddStringToObject(res, "backend", p->ops->name);
     cJSON_AddStringToObject(res, "device", p->device);
@@ -612,7 +612,7 @@ static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_p
     if (rc == SB_OK) print_header(p, ctx->nranks);
     *verified = true;
     for (int i = 0; rc == SB_OK && i < npts; i++) {
-        log_progress("stencil: point %d of %d (depth %d)", i + 1, npts, pts[i].depth);
+        log_progress(i, npts, "points", "stencil: next depth %d", pts[i].depth);
         rc = run_point(p, ctx->world, &pts[i], &ref, m);
         log_progress_done();
         if (rc != SB_OK) break;

@@ -3,6 +3,7 @@
 #define SB_COMMAND_H
 
 #include "config.h"
+#include "placement.h"
 #include "timer.h"
 
 #include <mpi.h>
@@ -13,6 +14,7 @@ struct run_ctx {
     MPI_Comm world;
     int nranks, rank;
     struct timer_calibration timer;
+    struct placement placement; /* the nodes the ranks run on (rank 0 holds the table) */
     const char *out_dir; /* --out DIR, or NULL */
 };
 

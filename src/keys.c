@@ -11,7 +11,7 @@
 
 const char *const config_sections[] = {"run",     "decomp",     "exchange", "md",    "checkpoint",
                                        "model",   "pingpong",   "stats",    "timer", "stencil",
-                                       "smpcost", "trajectory", "config",   NULL};
+                                       "smpcost", "trajectory", "progress", "config", NULL};
 
 const struct key_spec config_keys[] = {
     /* [config] ---------------------------------------------------------- */
@@ -199,6 +199,11 @@ const struct key_spec config_keys[] = {
      "beyond a rank's port"},
     {"model", "dims", KEY_INT3, "4,4,4", 1, 1 << 20, NO_REAL, NULL,
      "shiftbox model: the grid of boxes to predict for"},
+
+    /* [progress] -------------------------------------------------------- */
+    {"progress", "every", KEY_REAL, "10", NO_INT, 0.0, 86400.0, NULL,
+     "seconds between progress lines (work done, rate, time left) when stderr is not a "
+     "terminal (mpirun, batch logs); 0: none.  On a terminal a live line instead"},
 
     /* [stats] ----------------------------------------------------------- */
     {"stats", "cut_coef", KEY_REAL, "2", NO_INT, 1.0, DBL_MAX, NULL,

@@ -25,11 +25,18 @@ int log_rank(void)
     return my_rank;
 }
 
+/* One write per line: stderr is unbuffered, and a line written in pieces
+ * interleaves with other ranks' lines under mpirun (a rank's prefix once
+ * landed on rank 0's stdout line, and a test looking for the whole line
+ * missed it). */
 static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
-    fputs(prefix, f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
+    char line[4096];
+    int at = snprintf(line, sizeof line, "%s", prefix);
+    if (at < (int)sizeof line) at += vsnprintf(line + at, sizeof line - (size_t)at, fmt, ap);
+    if (at > (int)sizeof line - 2) at = (int)sizeof line - 2;
+    line[at++] = '\n';
+    fwrite(line, 1, (size_t)at, f);
     fflush(f);
 }
 
@@ -72,21 +79,59 @@ void log_rank_error(const char *fmt, ...)
     va_end(ap);
 }
 
-bool log_progress_enabled(void)
+static double progress_every, progress_begin, progress_last;
+
+static double now_seconds(void)
 {
-    return my_rank == 0 && isatty(STDERR_FILENO);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void log_progress(const char *fmt, ...)
+void log_progress_start(double every)
+{
+    progress_every = every;
+    progress_begin = progress_last = now_seconds();
+}
+
+bool log_progress_enabled(void)
+{
+    return my_rank == 0 && (isatty(STDERR_FILENO) || progress_every > 0);
+}
+
+/* "1 h 02 min", "3 min 05 s", "12 s" */
+static void format_duration(char *out, size_t cap, double s)
+{
+    if (s >= 3600)
+        snprintf(out, cap, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
+    else if (s >= 60)
+        snprintf(out, cap, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(out, cap, "%.0f s", s);
+}
+
+void log_progress(double done, double total, const char *what, const char *fmt, ...)
 {
     if (!log_progress_enabled()) return;
+    bool live = isatty(STDERR_FILENO);
+    double now = now_seconds();
+    if (now - progress_last < (live ? 0.2 : progress_every)) return;
+    progress_last = now;
+    double elapsed = now - progress_begin, rate = elapsed > 0 ? done / elapsed : 0;
+    char left[32] = "unknown";
+    if (rate > 0 && total >= done) format_duration(left, sizeof left, (total - done) / rate);
+    char detail[512];
     va_list ap;
     va_start(ap, fmt);
-    fputs("\r\033[K", stderr);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
+    char per[32];
+    snprintf(per, sizeof per, rate >= 100 ? "%.0f" : "%.3g", rate);
+    fprintf(stderr, "%sprogress: %.0f of %.0f %s (%.0f %%), %s %s/s, %s left; %s%s",
+            live ? "\r\033[K" : "", done, total, what, total > 0 ? 100.0 * done / total : 0.0,
+            per, what, left, detail, live ? "" : "\n");
     fflush(stderr);
-    progress_shown = 1;
+    progress_shown = live;
 }
 
 void log_progress_done(void)

@@ -18,9 +18,16 @@ void log_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* stderr, this rank, prefixed "shiftbox: rank R: ". */
 void log_rank_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Progress on one line of stderr, rank 0 only, only when stderr is a
- * terminal, and at most five times a second; progress_done() clears it. */
-void log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress of a long run on stderr, rank 0 only, never a collective: on a
+ * terminal a live line (at most five times a second); otherwise, for
+ * mpirun and batch logs, one line every `every` seconds (progress.every;
+ * 0: none).  log_progress_start sets the interval and starts the clock the
+ * rate and the time left are measured from. */
+void log_progress_start(double every);
+/* `done` of `total` units named `what` ("exchanges", "steps"), then the rate
+ * per second, the time left, and fmt's detail. */
+void log_progress(double done, double total, const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void log_progress_done(void);
 bool log_progress_enabled(void);
 

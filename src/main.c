@@ -29,12 +29,13 @@
 static const char *const md_sections[] = {
     "run",        "decomp",        "exchange.module", "exchange.team_size", "md",    "checkpoint",
     "trajectory", "model.hockney", "model.smp",       "model.rendezvous",   "model.torus", "timer",
-    "config",     NULL};
+    "progress",   "config",        NULL};
 #endif
 static const char *const exchange_sections[] = {
     "run",   "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous", "model.torus",
-    "stats", "timer",  "config", NULL};
-static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "config", NULL};
+    "stats", "timer",  "progress", "config", NULL};
+static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "progress", "config",
+                                                NULL};
 static const char *const model_sections[] = {"exchange.module",
                                              "exchange.k",
                                              "exchange.bytes",
@@ -54,9 +55,11 @@ static const char *const stencil_sections[] = {"decomp",
                                                "checkpoint.keep",
                                                "checkpoint.restart",
                                                "timer",
+                                               "progress",
                                                "config",
                                                NULL};
-static const char *const smpcost_sections[] = {"run", "smpcost", "timer", "config", NULL};
+static const char *const smpcost_sections[] = {"run", "smpcost", "timer", "progress", "config",
+                                               NULL};
 #endif
 
 static const struct command commands[] = {
@@ -236,6 +239,7 @@ static void print_start(const struct run_ctx *ctx)
              SHIFTBOX_VERSION, ctx->cmd->name, ctx->nranks, ctx->nranks == 1 ? "" : "s", library,
              ctx->timer.resolution * 1e9, ctx->timer.overhead * 1e9);
     if (log_rank() != 0) return;
+    log_info("placement: %s", ctx->placement.line);
     printf("# resolved configuration%s%s\n", ctx->cfg->file ? " from " : " (defaults",
            ctx->cfg->file ? ctx->cfg->file : " and -s)");
     config_write_ini(ctx->cfg, ctx->cmd->sections, stdout);
@@ -346,8 +350,12 @@ static int run(int argc, char **argv)
         return rc;
     }
     timer_calibrate(&ctx.timer, (long)cfg_int(&cfg, "timer.samples"));
+    placement_gather(ctx.world, &ctx.placement);
+    log_progress_start(section_listed(cmd->sections, "progress") ? cfg_real(&cfg, "progress.every")
+                                                                  : 0.0);
     print_start(&ctx);
     rc = cmd->run(&ctx);
+    placement_free(&ctx.placement);
     /* input refused by the command: the folder made for it goes again
        (rmdir removes it only while it is empty) */
     if (rc == SB_EUSAGE && made && ctx.rank == 0) rmdir(a.out_dir);

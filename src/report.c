@@ -171,7 +171,8 @@ cJSON *report_config(const struct config *c, const char *const *sections)
     return root;
 }
 
-cJSON *report_environment(int nranks, const struct timer_calibration *cal)
+cJSON *report_environment(int nranks, const struct timer_calibration *cal,
+                          const struct placement *where)
 {
     cJSON *env = cJSON_CreateObject();
     char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -187,6 +188,7 @@ cJSON *report_environment(int nranks, const struct timer_calibration *cal)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     cJSON_AddStringToObject(env, "host", host);
+    cJSON_AddItemToObject(env, "placement", placement_to_json(where));
     cJSON_AddNumberToObject(env, "timer_resolution_s", cal->resolution);
     cJSON_AddNumberToObject(env, "timer_overhead_s", cal->overhead);
     cJSON_AddNumberToObject(env, "timer_trials", (double)cal->trials);
@@ -228,7 +230,7 @@ cJSON *report_stats(const struct stats *s)
 
 cJSON *report_summary_begin(const char *command, const struct config *c,
                             const char *const *sections, int nranks,
-                            const struct timer_calibration *cal)
+                            const struct timer_calibration *cal, const struct placement *where)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "shiftbox_version", SHIFTBOX_VERSION);
@@ -238,6 +240,6 @@ cJSON *report_summary_begin(const char *command, const struct config *c,
     else
         cJSON_AddNullToObject(root, "config_file");
     cJSON_AddItemToObject(root, "config", report_config(c, sections));
-    cJSON_AddItemToObject(root, "environment", report_environment(nranks, cal));
+    cJSON_AddItemToObject(root, "environment", report_environment(nranks, cal, where));
     return root;
 }

@@ -6,6 +6,7 @@
 #define SB_REPORT_H
 
 #include "config.h"
+#include "placement.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -38,7 +39,8 @@ int report_text_commit(struct report_text *t, const char *dir, const char *name)
 cJSON *report_config(const struct config *c, const char *const *sections);
 
 /* MPI library, ranks, host, timer, GPU, compiler, date. */
-cJSON *report_environment(int nranks, const struct timer_calibration *cal);
+cJSON *report_environment(int nranks, const struct timer_calibration *cal,
+                          const struct placement *where);
 
 /* min, median, mean, max, variance, stddev, cv, std_error, rse, n. */
 cJSON *report_stats(const struct stats *s);
@@ -46,6 +48,6 @@ cJSON *report_stats(const struct stats *s);
 /* The start of a summary: version, command, config, environment. */
 cJSON *report_summary_begin(const char *command, const struct config *c,
                             const char *const *sections, int nranks,
-                            const struct timer_calibration *cal);
+                            const struct timer_calibration *cal, const struct placement *where);
 
 #endif

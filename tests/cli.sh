@@ -230,5 +230,19 @@ for f in "$ROOT"/configs/*.ini; do
         -s exchange.k=1 -s exchange.bytes=8 -s exchange.repetitions=1 -s exchange.warmup=0
 done
 
+# ---- progress under mpirun (stderr is not a terminal) ----------------------------------
+expect "exchange under mpirun: a progress line every progress.every seconds, with rate and time left" 0 \
+    'progress: [0-9]+ of [0-9]+ exchanges \([0-9]+ %\), [0-9.e+]+ exchanges/s, [0-9]+ s left; exchange: grid' -- \
+    mpirun -np 2 "$SHIFTBOX" exchange -s progress.every=0.2 -s exchange.k=1-4 -s exchange.bytes=1000 \
+    -s exchange.repetitions=3000
+expect "... none with progress.every = 0" 1 -- \
+    bash -c "mpirun -np 2 '$SHIFTBOX' exchange -s progress.every=0 -s exchange.k=1-4 \
+        -s exchange.bytes=1000 -s exchange.repetitions=3000 2>&1 | grep 'progress:'"
+expect "md under mpirun: steps, atom-steps/s and the energy" 0 \
+    'progress: [0-9]+ of 200 steps .*steps/s, [0-9]+ s left; md: [0-9.]+ M atom-steps/s, total energy -?[0-9.]+ per atom at step [0-9]+' -- \
+    mpirun -np 2 "$SHIFTBOX" md -s progress.every=0.1 -s md.steps=200 -s md.cells=12,12,12
+expect "a negative progress.every is refused, naming the key" 2 'progress.every' -- \
+    "$SHIFTBOX" exchange -s progress.every=-1
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -21,11 +21,12 @@ TORUS=$ROOT/configs/platforms/torus-64.xml
 
 # ---- byte verification on 64 simulated ranks ------------------------------------------
 expect "64 simulated ranks: every module, teams of 1 and 4, every byte" 0 \
-    'verified: true \(32 points, 0 failed' -- \
+    'verified: true \(32 points, 0 failed' \
+    'placement: 64 nodes \(node-0: 0, node-1: 1, node-2: 2, node-3: 3, ...\)' -- \
     timeout 300 "$RUN" -np 64 exchange -s exchange.module=all -s exchange.team_size=1,4 \
     -s exchange.k=1,2 -s exchange.bytes=10,5000 -s exchange.repetitions=1 \
     -s exchange.warmup=1 --out "$TEST_TMP/sim64"
-expect "... the summary is a real run's, with the simulation beside it" 0 -- \
+expect "... the summary is a real run's, with the placement and the simulation beside it" 0 -- \
     $PY - "$TEST_TMP/sim64" <<'PYEOF'
 import json, sys
 d = sys.argv[1]
@@ -33,6 +34,9 @@ s = json.load(open(f"{d}/summary.json"))
 assert s["environment"]["mpi_library"].startswith("SMPI") and s["environment"]["ranks"] == 64
 assert s["verification"] == "every byte" and s["verified"] is True
 assert all(p["verified"] and p["wrong_bytes"] == 0 for p in s["points"])
+place = s["environment"]["placement"]  # one rank per simulated host
+assert place["nodes"] == 64 and place["ranks_per_node"] == [1] * 64, place
+assert place["node"][17] == {"name": "node-17", "ranks": "17"}, place["node"][17]
 sim = json.load(open(f"{d}/simulation.json"))
 assert sim["ranks"] == 64 and sim["exit_code"] == 0 and sim["platform"].endswith("fattree.xml")
 PYEOF
