@@ -79,6 +79,7 @@ struct md_run {
     double seg[NSEGMENTS];
     double t_mark;
     long rebuilds;
+    long dangerous; /* scheduled builds after a particle had moved half the skin (unchecked) */
     long long bytes_sent; /* over all steps, this rank */
     struct thermo *history;
     int nhistory, cap_history;
@@ -124,6 +125,7 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
     p->dt = cfg_real(c, "md.dt");
     p->steps = (long)cfg_int(c, "md.steps");
     p->reneighbor = (int)cfg_int(c, "md.reneighbor");
+    p->reneighbor_check = (int)cfg_int(c, "md.reneighbor_check");
     p->thermo = (int)cfg_int(c, "md.thermo");
     p->k_request = (int)cfg_int(c, "md.k");
     p->trim = !strcmp(cfg_text(c, "md.ghost_filter"), "slab");
@@ -460,7 +462,13 @@ static int step_once(struct md_run *r, long step)
     drift(r);
     charge(r, T_INTEGRATE);
     bool rebuild = step % r->prm.reneighbor == 0;
-    if (!rebuild) CHECK(moved_far(r, &rebuild));
+    int every = r->prm.reneighbor_check;
+    if (!rebuild && every > 0 && step % every == 0) CHECK(moved_far(r, &rebuild));
+    if (rebuild && every != 1) { /* was it already too late? (LAMMPS' "dangerous builds") */
+        bool far = false;
+        CHECK(moved_far(r, &far));
+        r->dangerous += far;
+    }
     charge(r, T_OTHER);
     if (rebuild && leads(r)) {
         CHECK(migrate(&r->p, &r->geo, &r->topo));
@@ -666,6 +674,8 @@ static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_
     cJSON_AddStringToObject(o, "ghost_filter", r->prm.trim ? "slab" : "none");
     cJSON_AddItemToObject(o, "box_edge", cJSON_CreateDoubleArray(r->geo.edge, 3));
     cJSON_AddNumberToObject(o, "rebuilds", (double)r->rebuilds);
+    cJSON_AddNumberToObject(o, "reneighbor_check", r->prm.reneighbor_check);
+    cJSON_AddNumberToObject(o, "dangerous_builds", (double)r->dangerous);
     cJSON_AddItemToObject(o, "initial", thermo_json(&r->history[0]));
     cJSON_AddItemToObject(o, "final", thermo_json(&r->history[r->nhistory - 1]));
     cJSON_AddNumberToObject(o, "energy_drift", res->drift);
@@ -757,8 +767,13 @@ static void print_results(const struct md_run *r, const struct md_results *res)
         log_info("  %-10s %10.4f %10.4f %10.4f   %5.1f%%", segment_names[s], res->seg[s].min,
                  res->seg[s].mean, res->seg[s].max,
                  res->loop > 0 ? 100.0 * res->seg[s].mean / res->loop : 0.0);
-    log_info("bytes sent per step per rank: mean %.0f, max %.0f; %ld neighbour-list builds",
-             res->bytes_mean, res->bytes_max, r->rebuilds);
+    log_info("bytes sent per step per rank: mean %.0f, max %.0f; %ld neighbour-list builds "
+             "(%s; %ld dangerous)",
+             res->bytes_mean, res->bytes_max, r->rebuilds,
+             r->prm.reneighbor_check == 1 ? "half-skin trigger checked every step"
+             : r->prm.reneighbor_check == 0 ? "every md.reneighbor steps, trigger unchecked"
+                                            : "half-skin trigger checked every md.reneighbor_check steps",
+             r->dangerous);
     log_info("memory of the largest rank: estimated %.1f MB before the run, peak %.1f MB "
              "(VmHWM)",
              r->footprint_most / 1e6, res->peak_rss / 1e6);
@@ -801,6 +816,7 @@ int cmd_md(struct run_ctx *ctx)
     r.t_mark = start;
     memset(r.seg, 0, sizeof r.seg);
     r.rebuilds = 0;
+    r.dangerous = 0;
     r.bytes_sent = 0;
     if (rc == SB_OK && !r.restarted && r.prm.steps == 0 && r.ckpt.at_end)
         rc = write_checkpoint(&r, 0, &m); /* a run of no steps: its initial state */

@@ -94,6 +94,11 @@ const struct key_spec config_keys[] = {
     {"md", "reneighbor", KEY_INT, "20", 1, 1000000, NO_REAL, NULL,
      "rebuild neighbour lists (and migrate, and choose ghosts anew) every N steps, or sooner "
      "when a particle moved half the skin"},
+    {"md", "reneighbor_check", KEY_INT, "1", 0, 1000000, NO_REAL, NULL,
+     "every N steps check whether a particle moved half the skin, and rebuild at once if one "
+     "did (one MPI_Allreduce per check); 1: every step, the exact trigger; 0: never, rebuild "
+     "only every md.reneighbor steps (LAMMPS' and miniMD's 'check no'); builds whose particles "
+     "had moved further are counted as dangerous"},
     {"md", "thermo", KEY_INT, "10", 0, 100000000, NO_REAL, NULL,
      "print thermodynamics every N steps (0: first and last only)"},
     {"md", "k", KEY_INT, "0", 0, 64, NO_REAL, NULL,

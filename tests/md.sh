@@ -108,5 +108,24 @@ expect "md runs one grid" 2 'decomp.dims = all: md runs one grid' -- \
 expect "md --help lists the md keys" 0 'md.cells +default 20,20,20' 'md.ghost_filter' -- \
     "$SHIFTBOX" md --help
 
+# ---- the rebuild trigger: md.reneighbor_check ----------------------------------------------
+for c in 1 0; do
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=12,12,12 -s md.reneighbor_check=$c \
+        --out "$TEST_TMP/check$c" >"$TEST_TMP/check$c.log" 2>&1
+done
+if [[ $(md_value "$TEST_TMP/check0" md.rebuilds) == 5 && $(md_value "$TEST_TMP/check0" md.dangerous_builds) -ge 1 ]] &&
+    grep -q 'verified: true' "$TEST_TMP/check0.log" && grep -q 'trigger unchecked' "$TEST_TMP/check0.log"; then
+    pass "reneighbor_check=0: a build every md.reneighbor steps only (5 in 100), the dangerous ones counted, still verified"
+else
+    fail "reneighbor_check=0: $(md_value "$TEST_TMP/check0" md.rebuilds) builds, $(md_value "$TEST_TMP/check0" md.dangerous_builds) dangerous"
+fi
+if [[ $(md_value "$TEST_TMP/check1" md.rebuilds) -gt 5 && $(md_value "$TEST_TMP/check1" md.dangerous_builds) == 0 ]]; then
+    pass "... the default checks every step: more builds, none dangerous"
+else
+    fail "... the default: $(md_value "$TEST_TMP/check1" md.rebuilds) builds, $(md_value "$TEST_TMP/check1" md.dangerous_builds) dangerous"
+fi
+expect "a negative md.reneighbor_check is refused, naming the key" 2 'md.reneighbor_check' -- \
+    "$SHIFTBOX" md -s md.reneighbor_check=-1
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -16,6 +16,7 @@ struct md_params {
     double density, temperature, cutoff, skin, dt;
     long steps;
     int reneighbor, thermo, k_request;
+    int reneighbor_check; /* check the half-skin trigger every N steps; 0: never */
     bool trim; /* md.ghost_filter = slab */
     double drift_bound;  /* 0: md_drift_bound() */
     double force_scale;  /* md.inject_force_scale: 1 = off */
