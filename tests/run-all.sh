@@ -33,7 +33,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 
 for suite in tests/cli.sh tests/md.sh tests/checkpoint.sh tests/faults.sh tests/model.sh tests/smpi.sh tests/stencil.sh \
-    tests/smpcost.sh tests/cuda_emu.sh tests/mpi-exchange.sh tests/regression.sh tests/cluster.sh tests/bundle.sh; do
+    tests/smpcost.sh tests/cuda_emu.sh tests/mpi-exchange.sh tests/regression.sh tests/cluster.sh tests/report.sh tests/schema.sh tests/bundle.sh; do
     echo "== $suite"
     log=$(mktemp)
     suite_started=$SECONDS

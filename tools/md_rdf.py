@@ -71,8 +71,9 @@ def main():
     ax.axhline(1.0, color="grey", lw=0.5)
     ax.set_xlabel("r (sigma)")
     ax.set_ylabel("g(r)")
+    from plotmeta import run_label
     ax.set_title(f"{os.path.basename(a.trajectory)}: {u.atoms.n_atoms} atoms, "
-                 f"{len(u.trajectory) - a.skip} frames")
+                 f"{len(u.trajectory) - a.skip} frames\n{run_label(a.trajectory)}", fontsize=9)
     fig.tight_layout()
     fig.savefig(os.path.join(a.out, "rdf.png"), dpi=120)
     print(f"md_rdf: {os.path.join(a.out, 'rdf.csv')}, {os.path.join(a.out, 'rdf.png')}")

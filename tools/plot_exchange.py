@@ -19,6 +19,8 @@ from collections import defaultdict
 
 import matplotlib
 
+from plotmeta import run_label
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
@@ -53,7 +55,7 @@ def groups(rows):
     return out
 
 
-def plot_times(key, by_size, out_dir):
+def plot_times(key, by_size, out_dir, label):
     dims, c, payload = key
     sizes = sorted(by_size)
     fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes), 3.8), squeeze=False)
@@ -71,7 +73,7 @@ def plot_times(key, by_size, out_dir):
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].set_ylabel("time per exchange [µs] (median, min–max)")
     axes[0][-1].legend(fontsize=8)
-    fig.suptitle(f"grid {dims}, {c} rank(s) per box, {payload} payload")
+    fig.suptitle(f"grid {dims}, {c} rank(s) per box, {payload} payload\n{label}", fontsize=10)
     fig.tight_layout()
     path = os.path.join(out_dir, f"time-{dims}-c{c}-{payload}.png")
     fig.savefig(path, dpi=110)
@@ -79,7 +81,7 @@ def plot_times(key, by_size, out_dir):
     return path
 
 
-def plot_ratio(key, by_size, out_dir):
+def plot_ratio(key, by_size, out_dir, label):
     dims, c, payload = key
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     drawn = False
@@ -98,7 +100,7 @@ def plot_ratio(key, by_size, out_dir):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("k (layers)")
     ax.set_ylabel("Team Shift / Shift (median time)")
-    ax.set_title(f"grid {dims}, {c} rank(s) per box, {payload}")
+    ax.set_title(f"grid {dims}, {c} rank(s) per box, {payload}\n{label}", fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -116,9 +118,10 @@ def main():
     rows = read_rows(args.csv)
     out_dir = args.out or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "plots")
     os.makedirs(out_dir, exist_ok=True)
+    label = run_label(args.csv)
     for key, by_size in sorted(groups(rows).items()):
-        print(plot_times(key, by_size, out_dir))
-        ratio = plot_ratio(key, by_size, out_dir)
+        print(plot_times(key, by_size, out_dir, label))
+        ratio = plot_ratio(key, by_size, out_dir, label)
         if ratio:
             print(ratio)
 

@@ -8,26 +8,17 @@ against k; one panel per payload size, like seed 000's Tables 2-6.
 """
 import argparse
 import csv
-import json
 import os
 import sys
 from collections import defaultdict
 
 import matplotlib
 
+from plotmeta import run_label
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-
-def where(csv_path):
-    """'; host, N ranks, date' from the summary.json beside the CSV, if any."""
-    path = os.path.join(os.path.dirname(os.path.abspath(csv_path)), "summary.json")
-    try:
-        env = json.load(open(path))["environment"]
-        return f"\n{env['host']}, {env['ranks']} ranks, {env['date_utc'][:10]}"
-    except (OSError, KeyError, ValueError):
-        return ""
 
 
 def main():
@@ -69,6 +60,8 @@ def main():
                         label=f"{module} predicted")
             values = [float(r[c]) for pts in series[key].values() for r in pts
                       for c in ("median_s", "predicted_s") if float(r[c]) > 0]
+            values += [float(r["mean_s"]) + float(r["stddev_s"])  # the bands' tops
+                       for pts in series[key].values() for r in pts]
             if values and max(values) > 10 * min(values):  # decades: a log axis
                 ax.set_yscale("log")
             ax.set_title(f"{key[3]} B per box")
@@ -78,7 +71,7 @@ def main():
         axes[0][0].set_ylabel("time per exchange [µs] (median, mean ± σ)")
         axes[0][-1].legend(fontsize=7)
         fig.suptitle(f"measured against the Hockney model: grid {dims}, c = {c}, {payload}"
-                     f"{where(args.csv)}", fontsize=10)
+                     f"\n{run_label(args.csv)}", fontsize=10)
         fig.tight_layout()
         path = os.path.join(out_dir, f"model-{dims}-c{c}-{payload}.png")
         fig.savefig(path, dpi=110)

@@ -15,6 +15,8 @@ import sys
 
 import matplotlib
 
+from plotmeta import run_label
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -62,7 +64,8 @@ def main():
         ax.set_title(f"{family} family: best {best}", fontsize=10)
         ax.legend(fontsize=7)
         ax.grid(True, alpha=0.3)
-    fig.suptitle(f"smpcost: {summary['workers']} workers, {summary['cache']}", fontsize=10)
+    fig.suptitle(f"smpcost: {summary['workers']} workers, {summary['cache']}\n{run_label(a.folder)}",
+                 fontsize=10)
     fig.tight_layout()
     path = os.path.join(out, "smpcost.png")
     fig.savefig(path, dpi=120)

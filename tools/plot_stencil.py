@@ -19,6 +19,8 @@ from collections import defaultdict
 
 import matplotlib
 
+from plotmeta import run_label
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -37,6 +39,7 @@ def read_rows(path):
         sys.exit(f"plot_stencil.py: {path}: not a stencil.csv (columns {sorted(need)} needed)")
     for r in rows:
         r["depth"] = int(r["depth"])
+        r["run"] = run_label(path)
         r["overlap"] = int(r["overlap"])
         for k in ["execution", *SEGMENTS]:
             r[k] = float(r[k])
@@ -51,7 +54,7 @@ def title(rows):
     r = rows[0]
     size = "x".join(r[k] for k in ("nx", "ny", "nz")[: int(r["dim"])])
     return (f"{r['dim']}D stencil {size}, {r['ranks']} ranks, {r['backend']} {r['precision']}, "
-            f"{r['iterations']} iterations")
+            f"{r['iterations']} iterations\n{r['run']}")
 
 
 def plot_depth(rows, out):
