@@ -528,7 +528,9 @@ static cJSON *series_json(const struct ping_plan *p, const struct series *s)
     cJSON_AddNumberToObject(f, "removed", (double)(s->all.n - s->filtered.n));
     cJSON_AddItemToObject(o, "filtered", f);
     cJSON_AddNumberToObject(o, "lowest20_mean", s->lowest20);
-    cJSON_AddNumberToObject(o, p->statistic, chosen(p, s));
+    /* the statistic the curves use (stats.statistic), under one name: under
+       its own it repeated a key the statistics already hold */
+    cJSON_AddNumberToObject(o, "statistic_s", chosen(p, s));
     return o;
 }
 
