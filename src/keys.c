@@ -1,6 +1,7 @@
 /* Every configuration key ShiftBox knows: section, name, type, default,
  * accepted values and meaning.  `shiftbox --help` prints this table, the
- * README documents it (a test checks that every key appears there), and the
+ * pages of docs/commands/ show it (tools/keys_doc.py writes their tables from
+ * --help, and a test checks they agree), and the
  * getters in config.h read it.  Add a key here and nowhere else. */
 #include "config.h"
 
@@ -109,7 +110,7 @@ const struct key_spec config_keys[] = {
      "need them; none: whole boxes (seed 000's payload)"},
     {"md", "drift_bound", KEY_REAL, "0", NO_INT, 0.0, 1e6, NULL,
      "largest |(E_end - E_0) / E_0| of the conserved energy that passes (exit 1 above it); 0: "
-     "derived from md.dt, md.steps and the atom count (README \"Energy drift\")"},
+     "derived from md.dt, md.steps and the atom count (docs/commands/md.md, \"Energy drift\")"},
     {"md", "inject_force_scale", KEY_REAL, "1", NO_INT, 0.5, 2.0, NULL,
      "1: off; S: every force scaled by S, a dynamics bug the energy drift must catch (exit 1)"},
     {"md", "inject_jump", KEY_INT, "-1", -1, 4611686018427387903LL, NO_REAL, NULL,

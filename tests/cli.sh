@@ -194,13 +194,71 @@ expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with
     '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z-]+\)' 'MPI: +built with .*; runs with ' \
     'HDF5: +built with [0-9.]+; runs with [0-9.]+' 'CUDA: +built with ' -- "$SHIFTBOX" --version
 
-keys=$("$SHIFTBOX" --help | grep -oE '^    [a-z_]+\.[a-z_0-9]+' | tr -d ' ')
-missing=$(for k in $keys; do grep -q -- "$k" "$ROOT/README.md" || echo "$k"; done)
-if [[ -n $keys && -z $missing ]]; then
-    pass "README documents every key ($(echo $keys | wc -w))"
-else
-    fail "README lacks keys: $missing"
-fi
+# The key tables of docs/commands/ are generated from --help (tools/keys_doc.py):
+# they must agree with it now, and a page whose table was altered must fail.
+expect "docs/commands/*.md: every key table agrees with 'shiftbox COMMAND --help'" 0 \
+    'agree with --help' -- $PY "$ROOT/tools/keys_doc.py" --check --shiftbox "$SHIFTBOX"
+mkdir -p "$TEST_TMP/keydocs"
+cp "$ROOT/docs/commands/md.md" "$TEST_TMP/keydocs/md.md"
+expect "... a copied page agrees too" 0 '1 page\(s\) agree' -- \
+    $PY "$ROOT/tools/keys_doc.py" --check --docs "$TEST_TMP/keydocs" --shiftbox "$SHIFTBOX" md
+sed -i 's/^\(| `md.steps` | \)`[^`]*`/\1`999999`/' "$TEST_TMP/keydocs/md.md"
+expect "... one altered default is caught (exit 1, naming the key)" 1 \
+    'md.md: the key table differs' 'md.steps: differs' -- \
+    $PY "$ROOT/tools/keys_doc.py" --check --docs "$TEST_TMP/keydocs" --shiftbox "$SHIFTBOX" md
+expect "... a --docs folder that does not exist is a usage error (exit 2)" 2 -- \
+    $PY "$ROOT/tools/keys_doc.py" --check --docs "$TEST_TMP/no-such-folder"
+
+# Every relative link of README.md and docs/ leads to a file (and a #heading of
+# a Markdown file to a heading that is there).
+check_links() {
+    $PY - "$@" <<'PYEOF'
+import os, re, sys
+def slugs(path):
+    found, seen = set(), {}
+    fenced = False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fenced = not fenced
+        m = None if fenced else re.match(r"^#{1,6}\s+(.*?)\s*$", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            found.add(slug if n == 0 else f"{slug}-{n}")
+    return found
+bad = 0
+for page in sys.argv[1:]:
+    fenced = False
+    for number, line in enumerate(open(page, encoding="utf-8"), 1):
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced:
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"(https?|mailto):", target):
+                continue
+            path, _, anchor = target.partition("#")
+            where = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(where):
+                print(f"{page}:{number}: broken link {target} (no {where})")
+                bad += 1
+            elif anchor and where.endswith(".md") and anchor not in slugs(where):
+                print(f"{page}:{number}: broken link {target} (no heading #{anchor} in {where})")
+                bad += 1
+print(f"{len(sys.argv) - 1} pages, {bad} broken links")
+sys.exit(1 if bad else 0)
+PYEOF
+}
+mapfile -t pages < <(find "$ROOT/README.md" "$ROOT/docs" -name '*.md' | sort)
+expect "README.md and docs/**/*.md: every relative link resolves" 0 ' 0 broken links' -- \
+    check_links "${pages[@]}"
+mkdir -p "$TEST_TMP/links"
+printf '[fine](ok.md) [gone](missing.md) [no heading](ok.md#nowhere) [ok](ok.md#a-title)\n' \
+    >"$TEST_TMP/links/page.md"
+printf '# A title\n' >"$TEST_TMP/links/ok.md"
+expect "... a broken link and a missing heading are caught" 1 'broken link missing.md' \
+    'broken link ok.md#nowhere' ' 2 broken links' -- check_links "$TEST_TMP/links/page.md"
 
 # What rank 0 prints as the resolved configuration reads back as the same run.
 "$SHIFTBOX" exchange -s exchange.k=2 -s exchange.bytes=3,5 -s exchange.repetitions=1 \

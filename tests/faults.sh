@@ -176,7 +176,7 @@ fi
 
 # ---- 5. signals: 128 + the signal, nothing that looks complete -------------------------
 # (the signal reaches the ranks, as with Slurm's scancel; Open MPI's mpirun
-# itself exits 1 whatever its ranks do when it is signalled: README)
+# itself exits 1 whatever its ranks do when it is signalled: docs/RESULTS.md, "Signals")
 signalled() { # SIGNAL DIR LAUNCH...: starts LAUNCH, signals the ranks after 3 s, returns its code
     local sig=$1 dir=$2
     shift 2

@@ -3,7 +3,7 @@
 
     tools/md_rdf.py TRAJECTORY.h5md [--out DIR] [--rmax 4.0] [--bins 160] [--skip 0]
 
-TRAJECTORY is the file `md` writes with trajectory.every=N (README,
+TRAJECTORY is the file `md` writes with trajectory.every=N (docs/commands/md.md,
 "Trajectories"); MDAnalysis opens it without a topology.  g(r) is averaged
 over its frames (after the first --skip of them), all atom pairs, r in
 Lennard-Jones units sigma up to --rmax (less than half the box edge).
@@ -50,7 +50,7 @@ def main():
         refuse(f"--rmax {a.rmax}: accepted: 0 < rmax <= {half:.3f} (half the box edge, in sigma)")
     if not 0 <= a.skip < len(u.trajectory):
         refuse(f"--skip {a.skip}: accepted: 0 .. {len(u.trajectory) - 1} frames")
-    # the three lines of the README: every pair once, self-pairs excluded
+    # the three lines of docs/commands/md.md: every pair once, self-pairs excluded
     rdf = InterRDF(u.atoms, u.atoms, nbins=a.bins, range=(0.0, 10 * a.rmax),
                    exclusion_block=(1, 1)).run(start=a.skip)
     r = rdf.results.bins / 10

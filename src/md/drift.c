@@ -18,7 +18,7 @@
  *
  * A = 60, T = 0.08 tau, B = 1, C = 3 hold 1.6 to 850 times above each of
  * 254 drifts measured over 4^3 to 40^3 cells (cubic and not), 2 to 3000
- * steps, dt 0.0025 to 0.01 and 1 to 5 seeds (README "Energy drift"), and
+ * steps, dt 0.0025 to 0.01 and 1 to 5 seeds (docs/commands/md.md, "Energy drift"), and
  * stay below what a force wrong by 0.1 % gives after 40 steps or more
  * (0.001 |dU| / |E|, about 2.3e-4 for the LJ benchmark; tests/faults.sh). */
 #include "drift.h"

@@ -1,4 +1,4 @@
-/* The energy drift a correct run may show (README "Energy drift"). */
+/* The energy drift a correct run may show (docs/commands/md.md, "Energy drift"). */
 #ifndef SB_MD_DRIFT_H
 #define SB_MD_DRIFT_H
 

@@ -1,5 +1,5 @@
 /* What md will hold per rank at its peak, estimated before it allocates
- * (README "Memory"), so that a run too large for its node is refused at
+ * (docs/RESULTS.md, "Too large for the node"), so that a run too large for its node is refused at
  * once instead of being killed by the kernel after minutes. */
 #ifndef SB_MD_FOOTPRINT_H
 #define SB_MD_FOOTPRINT_H

@@ -22,7 +22,7 @@ enum { CHUNK_MIN = 4096, CHUNK_MAX = 65536 };
  * unit tau = sigma sqrt(mass / epsilon).  H5MD's units module has no symbol
  * for them, and MDAnalysis opens only files whose units it knows, so with
  * checkpoint.units = reduced the numbers stay in sigma and tau and carry the
- * unit strings of the mapping sigma = 1 nm, tau = 1 ps (README, "Checkpoint
+ * unit strings of the mapping sigma = 1 nm, tau = 1 ps (docs/commands/md.md, "Checkpoint
  * units"). */
 static const char *const REDUCED_UNITS =
     "Lennard-Jones reduced units: sigma = epsilon = mass = 1, tau = sigma sqrt(mass/epsilon); "

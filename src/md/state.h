@@ -41,7 +41,7 @@ int md_write_h5md_header(struct h5_file *f, bool units);
 
 /* The unit strings of checkpoint.units = reduced: the Lennard-Jones numbers
  * under the mapping sigma = 1 nm, m = 1 u, epsilon = 1 kJ/mol, so that
- * tau = 1 ps (GROMACS' units; README "Checkpoint units"). */
+ * tau = 1 ps (GROMACS' units; docs/commands/md.md, "Checkpoint units"). */
 extern const char *const md_length_unit, *const md_time_unit, *const md_velocity_unit,
                                                                   *const md_force_unit;
 
