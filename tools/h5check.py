@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Validates a ShiftBox checkpoint and prints a one-line verdict.
 
     python3 tools/h5check.py FILE [FILE ...]

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Checks HDF5 files against the H5MD 1.1 specification and its units module.
 
     /usr/bin/python3 tools/h5md_check.py [--quiet] FILE [FILE ...]
