@@ -463,10 +463,11 @@ static int step_once(struct md_run *r, long step)
     charge(r, T_INTEGRATE);
     bool rebuild = step % r->prm.reneighbor == 0;
     int every = r->prm.reneighbor_check;
-    if (!rebuild && every > 0 && step % every == 0) CHECK(moved_far(r, &rebuild));
+    bool checked = !rebuild && every > 0 && step % every == 0;
+    if (checked) CHECK(moved_far(r, &rebuild));
     if (rebuild && every != 1) { /* was it already too late? (LAMMPS' "dangerous builds") */
-        bool far = false;
-        CHECK(moved_far(r, &far));
+        bool far = checked; /* a check that triggered the build found a particle too far */
+        if (!checked) CHECK(moved_far(r, &far));
         r->dangerous += far;
     }
     charge(r, T_OTHER);

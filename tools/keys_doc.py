@@ -173,17 +173,14 @@ def main():
         want = table(command, parse_help(help_text(args.shiftbox, command), command))
         try:
             text = open(page, encoding="utf-8").read()
+            parts = between_markers(text)
+            problem = None if parts else f"lacks the lines '{BEGIN}' and '{END}'"
         except OSError as e:
+            problem = f"cannot be read ({e.strerror})"
+        if problem:  # a page to write is a usage error; a page to check, a difference
             if not args.check:
-                usage_error(f"{page}: {e.strerror}")
-            print(f"{page}: cannot be read ({e.strerror})")
-            differing += 1
-            continue
-        parts = between_markers(text)
-        if parts is None:
-            if not args.check:
-                usage_error(f"{page}: lacks the lines '{BEGIN}' and '{END}'")
-            print(f"{page}: lacks the lines '{BEGIN}' and '{END}'")
+                usage_error(f"{page}: {problem}")
+            print(f"{page}: {problem}")
             differing += 1
             continue
         before, have, after = parts
