@@ -137,18 +137,41 @@ PYEOF
 if have_h5py; then
     cp "$T/ck/md-00000050.h5md" "$T/corrupt.h5md"
     flip_byte "$T/corrupt.h5md" particles/trajectory/velocity/value >/dev/null
-    expect "a corrupted byte is caught on restart (exit 3, Fletcher32)" 3 \
-        'corrupt.h5md: reading particles/trajectory/velocity/value: .*Fletcher32 checksum' -- \
+    expect "a corrupted byte is caught on restart (exit 3, row digest)" 3 \
+        'corrupt.h5md is damaged: particles/trajectory/velocity/value: its rows do not match their digest' -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md" \
         --out "$T/corrupt-out"
+    expect "... also on another rank grid (the rows read in blocks)" 3 \
+        'velocity/value: its rows do not match their digest' -- \
+        "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md"
     cp "$T/ck/md-00000050.h5md" "$T/corrupt-exact.h5md"
     flip_byte "$T/corrupt-exact.h5md" parameters/restart/position_at_build >/dev/null
-    expect "... also in the exact-restart data" 3 'position_at_build: .*Fletcher32' -- \
+    expect "... also in the exact-restart data" 3 'position_at_build: its rows do not match' -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt-exact.h5md"
+    cp "$T/ck/md-00000050.h5md" "$T/swapped.h5md"
+    $PY -c "
+import h5py
+with h5py.File('$T/swapped.h5md', 'r+') as f:
+    v = f['particles/trajectory/velocity/value']
+    a, b = v[0, 10], v[0, 11]
+    v[0, 10], v[0, 11] = b, a"
+    expect "... two rows that trade places (exit 3)" 3 'velocity/value: its rows do not match' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/swapped.h5md"
+    cp "$T/ck/md-00000050.h5md" "$T/corrupt-small.h5md"
+    flip_byte "$T/corrupt-small.h5md" parameters/restart/particles_per_rank >/dev/null
+    expect "... and a byte of a small dataset, which keeps Fletcher32" 3 \
+        'particles_per_rank: .*Fletcher32 checksum' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt-small.h5md"
     expect "h5check passes a checkpoint" 0 '^h5check: .*: ok \(H5MD 1.1, 32000 particles' -- \
         "${H5CHECK[@]}" "$T/ck/md-00000050.h5md"
-    expect "h5check catches the corrupted byte" 1 'FAILED: .*Fletcher32' -- \
+    expect "h5check catches the corrupted byte" 1 \
+        'FAILED: /particles/trajectory/velocity/value: its rows do not match their row digest' -- \
         "${H5CHECK[@]}" "$T/corrupt.h5md"
+    expect "h5check catches the rows that traded places" 1 'FAILED: .*velocity/value: its rows' -- \
+        "${H5CHECK[@]}" "$T/swapped.h5md"
+    expect "h5check catches the small dataset's byte (Fletcher32)" 1 \
+        'FAILED: .*data error detected by Fletcher32 checksum' -- \
+        "${H5CHECK[@]}" "$T/corrupt-small.h5md"
     cp "$T/ck/md-00000050.h5md" "$T/twice.h5md"
     $PY -c "
 import h5py
@@ -158,7 +181,8 @@ with h5py.File('$T/twice.h5md', 'r+') as f:
     f['parameters/restart/particles_per_rank'][0] += 0"
     expect "h5check catches an id stored twice" 1 'FAILED: ids are not 0..N-1 once each' -- \
         "${H5CHECK[@]}" "$T/twice.h5md"
-    expect "a restart catches it too (exit 3)" 3 'not ids 0..31999 once each' -- \
+    expect "a restart catches it too (exit 3, before it looks at the ids)" 3 \
+        'id/value: its rows do not match their digest' -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/twice.h5md"
     cp "$T/ck/md-00000050.h5md" "$T/fixedunit.h5md"
     $PY -c "

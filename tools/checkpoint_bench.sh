@@ -6,7 +6,8 @@
 #
 # For each system, REPS times (default 3) and in turn: shiftbox md writes
 # its initial state as a checkpoint (md.steps=0, checkpoint.at_end=1:
-# parallel HDF5, Fletcher32, flushed to disk before the rename), restarts
+# parallel HDF5, row digests on the particle tables and Fletcher32 on the
+# rest, flushed to disk before the rename), restarts
 # from it (the read, the checks, the particles placed), and dd writes the
 # same number of bytes to the same folder with conv=fsync.  The page cache
 # is dropped before each of the three when this machine lets us (root,

@@ -7,9 +7,11 @@ Checks a ShiftBox MD checkpoint: written by ShiftBox as H5MD 1.1, the box
 periodic in 3 dimensions with edges a 3x3 diagonal, position, velocity and
 id holding one frame, the ids 0..N-1 once each, positions in the box, the
 run state under /parameters and /parameters/restart, every dataset chunked
-with Fletcher32 and read back whole (HDF5 verifies each chunk's checksum as
-it reads), and last the rules of the H5MD 1.1 specification
-(tools/h5md_check.py).
+and read back whole: the particle tables named by /parameters/restart
+row_digest_of against their row digests (row_digests, computed as
+src/checkpoint/row_digest.c does), every other dataset with Fletcher32
+(HDF5 verifies each chunk's checksum as it reads); and last the rules of
+the H5MD 1.1 specification (tools/h5md_check.py).
 Exit code 0 when every file passes, 1 otherwise, 2 on bad usage.  Each
 file is checked in a child process: a damaged file that makes the HDF5
 library itself crash is reported as FAILED like any other, never a crash.
@@ -97,16 +99,59 @@ def check_parameters(f, n, step):
         need(restart[name].shape == (n, 3), f"{restart[name].name} is not [N][3]")
 
 
+ROW_KEY = 0x9E3779B97F4A7C15
+
+
+def mix(z):
+    """SplitMix64's finaliser on an array of uint64 (wrapping like C)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def row_digest(rows):
+    """The sum of the rows' digests (src/checkpoint/row_digest.h), modulo 2^64."""
+    n = rows.shape[0]
+    words = np.ascontiguousarray(rows).reshape(n, -1).view(np.uint64)
+    h = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(ROW_KEY)
+    for j in range(words.shape[1]):
+        h = mix(h ^ words[:, j])
+    return int(h.sum(dtype=np.uint64))
+
+
+def row_digests(f):
+    """{dataset name: stored digest} of the particle tables."""
+    restart = f["parameters/restart"].attrs
+    need("row_digests" in restart and "row_digest_of" in restart,
+         "/parameters/restart has no row_digests and row_digest_of")
+    names = ["/" + text(t) for t in np.asarray(restart["row_digest_of"]).ravel()]
+    sums = [int(v) & (2**64 - 1) for v in np.asarray(restart["row_digests"]).ravel()]
+    need(len(names) == len(sums), "row_digests and row_digest_of differ in length")
+    return dict(zip(names, sums))
+
+
 def check_checksums(f):
-    """Every dataset chunked with Fletcher32, read back whole."""
+    """Every dataset chunked and read back whole: the particle tables against
+    their row digests, every other one with Fletcher32."""
     datasets = []
     f.visititems(lambda name, obj: datasets.append(obj) if isinstance(obj, h5py.Dataset) else None)
+    digests = row_digests(f)
+    for name in digests:
+        need(name in f, f"row_digest_of names {name}, which the file lacks")
     for d in datasets:
-        need(d.chunks is not None and d.fletcher32, f"{d.name} is not chunked with Fletcher32")
+        need(d.chunks is not None, f"{d.name} is not chunked")
+        need(d.name in digests or d.fletcher32,
+             f"{d.name} is not chunked with Fletcher32 and has no row digest")
         try:
-            d[()]
+            values = d[()]
         except OSError as e:  # HDF5 reports a failed checksum as a read error
             raise Invalid(f"{d.name} does not read back: {e}") from None
+        if d.name in digests:
+            rows = values[0] if d.name.startswith("/particles/") else values
+            got = row_digest(rows)
+            need(got == digests[d.name],
+                 f"{d.name}: its rows do not match their row digest "
+                 f"({digests[d.name]:016x} stored, {got:016x} read)")
     return len(datasets)
 
 

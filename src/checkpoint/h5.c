@@ -284,7 +284,7 @@ int h5_read_attr_text(struct h5_file *f, hid_t loc, const char *name, char **tex
 /* ---- datasets ---------------------------------------------------------------------- */
 
 int h5_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
-               const hsize_t *dims, int axis, hsize_t chunk_rows, hid_t *dataset)
+               const hsize_t *dims, int axis, hsize_t chunk_rows, bool fletcher32, hid_t *dataset)
 {
     hsize_t chunk[H5S_MAX_RANK];
     for (int i = 0; i < rank; i++)
@@ -294,7 +294,8 @@ int h5_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t type, int r
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     *dataset = -1;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
-        H5Pset_fletcher32(dcpl) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        (!fletcher32 || H5Pset_fletcher32(dcpl) >= 0) &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
         *dataset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int rc = *dataset < 0 ? h5_error(f, name) : SB_OK;
     if (dcpl >= 0) H5Pclose(dcpl);

@@ -7,8 +7,9 @@
  * way parallel HDF5 writes filtered datasets) and read independently, so
  * that a rank that meets a bad chunk fails alone and the others are not
  * left waiting in a collective read.  Metadata use the 1.8 file format,
- * whose object headers carry checksums too.  Every dataset is chunked with
- * the Fletcher32 filter. */
+ * whose object headers carry checksums too.  Every dataset is chunked, with
+ * the Fletcher32 filter unless its writer keeps its own digest
+ * (row_digest.h: the particle tables of an MD checkpoint). */
 #ifndef SB_H5_H
 #define SB_H5_H
 
@@ -73,10 +74,10 @@ int h5_read_attr_text(struct h5_file *f, hid_t loc, const char *name, char **tex
 int h5_attributes_digest(struct h5_file *f, const char *skip, uint64_t *digest);
 
 /* A dataset of `rank` dimensions `dims`, chunked along `axis` in blocks of
- * at most `chunk_rows` rows (whole along the others), with Fletcher32.
- * type is H5T_NATIVE_DOUBLE or H5T_NATIVE_INT64. */
+ * at most `chunk_rows` rows (whole along the others), with Fletcher32 when
+ * `fletcher32`.  type is H5T_NATIVE_DOUBLE or H5T_NATIVE_INT64. */
 int h5_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t type, int rank,
-               const hsize_t *dims, int axis, hsize_t chunk_rows, hid_t *dataset);
+               const hsize_t *dims, int axis, hsize_t chunk_rows, bool fletcher32, hid_t *dataset);
 int h5_open_dataset(struct h5_file *f, hid_t loc, const char *name, hid_t *dataset);
 /* The extent of a dataset along axis (its rank must be `rank`). */
 int h5_extent(struct h5_file *f, hid_t dataset, const char *name, int rank, int axis,

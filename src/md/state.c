@@ -1,6 +1,7 @@
 #include "state.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/h5.h"
+#include "../checkpoint/row_digest.h"
 #include "../log.h"
 #include "../report.h"
 
@@ -42,6 +43,28 @@ const char *const md_length_unit = "nm", *const md_time_unit = "ps",
  * the step, the physics. */
 static const char *const DIGEST_ATTR = "attributes_digest";
 
+/* The particle tables, which carry row digests (row_digest.h) instead of
+ * HDF5's Fletcher32 (the small datasets keep it): the sums of all rows,
+ * in this order, are /parameters/restart's row_digests, and the tables'
+ * names its row_digest_of. */
+enum row_table { ROWS_POSITION, ROWS_VELOCITY, ROWS_ID, ROWS_IN_BOX, ROWS_AT_BUILD, ROW_TABLES };
+static const struct {
+    const char *name;
+    int words, rank, axis; /* a row's values; the dataset's dimensions, the particles' axis */
+} ROW_TABLE[ROW_TABLES] = {
+    {PARTICLES "/position/value", 3, 3, 1},
+    {PARTICLES "/velocity/value", 3, 3, 1},
+    {PARTICLES "/id/value", 1, 2, 1},
+    {"parameters/restart/position_in_box", 3, 2, 0},
+    {"parameters/restart/position_at_build", 3, 2, 0},
+};
+static const char *const ROW_DIGESTS_ATTR = "row_digests", *const ROW_DIGESTS_OF = "row_digest_of";
+
+static hid_t row_type(enum row_table t)
+{
+    return t == ROWS_ID ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+}
+
 /* This rank's rows among all particles, stored rank after rank, and the
  * rows of a chunk. */
 struct rows {
@@ -57,9 +80,10 @@ static int write_stamp(struct h5_file *f, hid_t element, int rank, long step, do
     const hsize_t one = 1;
     const int64_t step64 = step;
     hid_t s = -1, t = -1;
-    int rc = h5_dataset(f, element, "step", H5T_NATIVE_INT64, 1, &one, 0, 1, &s);
+    int rc = h5_dataset(f, element, "step", H5T_NATIVE_INT64, 1, &one, 0, 1, true, &s);
     if (rc == SB_OK) rc = h5_write_rows(f, s, "step", H5T_NATIVE_INT64, 0, 0, rank == 0, &step64);
-    if (rc == SB_OK) rc = h5_dataset(f, element, "time", H5T_NATIVE_DOUBLE, 1, &one, 0, 1, &t);
+    if (rc == SB_OK)
+        rc = h5_dataset(f, element, "time", H5T_NATIVE_DOUBLE, 1, &one, 0, 1, true, &t);
     if (rc == SB_OK && time_unit) rc = h5_attr_vltext(f, t, "unit", time_unit);
     if (rc == SB_OK) rc = h5_write_rows(f, t, "time", H5T_NATIVE_DOUBLE, 0, 0, rank == 0, &time);
     if (t >= 0) H5Dclose(t);
@@ -68,17 +92,19 @@ static int write_stamp(struct h5_file *f, hid_t element, int rank, long step, do
 }
 
 /* An H5MD time-dependent element with one frame: value [1][rows][comps]
- * ([1][rows] when comps is 0), this rank's rows taken from data. */
+ * ([1][rows] when comps is 0), this rank's rows taken from data and
+ * digested into *digest. */
 static int write_element(struct h5_file *f, hid_t loc, const char *name, hid_t type, int comps,
                          const struct rows *r, const void *data, int rank, long step, double time,
-                         const char *unit, const char *time_unit)
+                         const char *unit, const char *time_unit, uint64_t *digest)
 {
     hid_t element = -1, value = -1;
     const hsize_t dims[3] = {1, r->total, (hsize_t)comps};
+    *digest = row_digest(data, r->first, r->count, comps ? (size_t)comps : 1);
     int rc = h5_group(f, loc, name, &element);
     if (rc == SB_OK) rc = write_stamp(f, element, rank, step, time, time_unit);
     if (rc == SB_OK)
-        rc = h5_dataset(f, element, "value", type, comps ? 3 : 2, dims, 1, r->chunk, &value);
+        rc = h5_dataset(f, element, "value", type, comps ? 3 : 2, dims, 1, r->chunk, false, &value);
     if (rc == SB_OK && unit) rc = h5_attr_vltext(f, value, "unit", unit);
     if (rc == SB_OK) rc = h5_write_rows(f, value, name, type, 1, r->first, r->count, data);
     if (value >= 0) H5Dclose(value);
@@ -86,13 +112,15 @@ static int write_element(struct h5_file *f, hid_t loc, const char *name, hid_t t
     return rc;
 }
 
-/* A plain dataset [rows][comps] ([rows] when comps is 0). */
+/* A plain dataset [rows][comps] ([rows] when comps is 0): this rank's rows
+ * digested into *digest, or with Fletcher32 when digest is NULL. */
 static int write_table(struct h5_file *f, hid_t loc, const char *name, hid_t type, int comps,
-                       const struct rows *r, const void *data)
+                       const struct rows *r, const void *data, uint64_t *digest)
 {
     hid_t table = -1;
     const hsize_t dims[2] = {r->total, (hsize_t)comps};
-    int rc = h5_dataset(f, loc, name, type, comps ? 2 : 1, dims, 0, r->chunk, &table);
+    if (digest) *digest = row_digest(data, r->first, r->count, comps ? (size_t)comps : 1);
+    int rc = h5_dataset(f, loc, name, type, comps ? 2 : 1, dims, 0, r->chunk, !digest, &table);
     if (rc == SB_OK) rc = h5_write_rows(f, table, name, type, 0, r->first, r->count, data);
     if (table >= 0) H5Dclose(table);
     return rc;
@@ -149,7 +177,8 @@ static int write_box(struct h5_file *f, hid_t all, const struct md_state_info *i
     if (rc == SB_OK &&
         H5Lcreate_hard(all, "position/time", element, "time", H5P_DEFAULT, H5P_DEFAULT) < 0)
         rc = h5_error(f, "box/edges/time (a hard link to position/time)");
-    if (rc == SB_OK) rc = h5_dataset(f, element, "value", H5T_NATIVE_DOUBLE, 3, dims, 1, 3, &value);
+    if (rc == SB_OK)
+        rc = h5_dataset(f, element, "value", H5T_NATIVE_DOUBLE, 3, dims, 1, 3, true, &value);
     if (rc == SB_OK && info->units) rc = h5_attr_vltext(f, value, "unit", LENGTH_UNIT);
     if (rc == SB_OK)
         rc = h5_write_rows(f, value, "edges", H5T_NATIVE_DOUBLE, 1, r.first, r.count, edges);
@@ -193,9 +222,28 @@ static int write_parameters(struct h5_file *f, hid_t parameters, const struct md
     return rc;
 }
 
-/* /parameters/restart: what continuing bit for bit needs. */
+/* The particle tables' digests, all ranks' rows added up, as attributes of
+ * /parameters/restart (the attributes' digest covers them). */
+static int write_row_digests(struct h5_file *f, hid_t restart, uint64_t sums[ROW_TABLES],
+                             MPI_Comm comm)
+{
+    const char *names[ROW_TABLES];
+    int64_t stored[ROW_TABLES];
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, ROW_TABLES, MPI_UINT64_T, MPI_SUM, comm));
+    for (int t = 0; t < ROW_TABLES; t++) {
+        names[t] = ROW_TABLE[t].name;
+        stored[t] = (int64_t)sums[t];
+    }
+    CHECK(h5_attr_texts(f, restart, ROW_DIGESTS_OF, ROW_TABLES, names));
+    return h5_attr_ints(f, restart, ROW_DIGESTS_ATTR, ROW_TABLES, stored);
+}
+
+/* /parameters/restart: what continuing bit for bit needs, and the digests
+ * of the particle tables (sums holds position's, velocity's and id's of
+ * this rank's rows). */
 static int write_restart(struct h5_file *f, hid_t parameters, const struct md_state_info *info,
-                         const struct particles *p, const struct rows *r, const int64_t *per_rank)
+                         const struct particles *p, const struct rows *r, const int64_t *per_rank,
+                         uint64_t sums[ROW_TABLES])
 {
     const hsize_t nranks = (hsize_t)info->topo->nranks;
     const struct rows ranks = {0, info->topo->rank == 0 ? nranks : 0, nranks, nranks};
@@ -206,10 +254,15 @@ static int write_restart(struct h5_file *f, hid_t parameters, const struct md_st
                           "particles rank after rank; positions relative to the lower corner of "
                           "their rank's box, now and at the last neighbour-list build");
     if (rc == SB_OK)
-        rc = write_table(f, restart, "particles_per_rank", H5T_NATIVE_INT64, 0, &ranks, per_rank);
-    if (rc == SB_OK) rc = write_table(f, restart, "position_in_box", H5T_NATIVE_DOUBLE, 3, r, p->x);
+        rc = write_table(f, restart, "particles_per_rank", H5T_NATIVE_INT64, 0, &ranks, per_rank,
+                         NULL);
     if (rc == SB_OK)
-        rc = write_table(f, restart, "position_at_build", H5T_NATIVE_DOUBLE, 3, r, p->x0);
+        rc = write_table(f, restart, "position_in_box", H5T_NATIVE_DOUBLE, 3, r, p->x,
+                         &sums[ROWS_IN_BOX]);
+    if (rc == SB_OK)
+        rc = write_table(f, restart, "position_at_build", H5T_NATIVE_DOUBLE, 3, r, p->x0,
+                         &sums[ROWS_AT_BUILD]);
+    if (rc == SB_OK) rc = write_row_digests(f, restart, sums, info->topo->comm);
     h5_close_group(restart);
     return rc;
 }
@@ -232,7 +285,7 @@ double *md_global_positions(const struct particles *p, const struct md_geometry 
 
 static int write_particles(struct h5_file *f, const struct md_state_info *info,
                            const struct particles *p, const struct rows *r, long step,
-                           enum checkpoint_fault fault, struct sb_msg *m)
+                           enum checkpoint_fault fault, uint64_t sums[ROW_TABLES], struct sb_msg *m)
 {
     const int rank = info->topo->rank;
     const double time = (double)step * info->prm->dt;
@@ -243,7 +296,7 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
     if (rc == SB_OK) rc = h5_group(f, particles, strchr(PARTICLES, '/') + 1, &all);
     if (rc == SB_OK)
         rc = write_element(f, all, "position", H5T_NATIVE_DOUBLE, 3, r, x, rank, step, time,
-                           info->units ? LENGTH_UNIT : NULL, tau);
+                           info->units ? LENGTH_UNIT : NULL, tau, &sums[ROWS_POSITION]);
     if (rc == SB_OK) rc = write_box(f, all, info, rank);
     if (rc == SB_OK && fault == CHECKPOINT_FAULT_WRITE_ONE && rank == info->topo->nranks - 1)
         rc = sb_fail(m, SB_ERUNTIME,
@@ -259,10 +312,10 @@ static int write_particles(struct h5_file *f, const struct md_state_info *info,
     }
     if (rc == SB_OK)
         rc = write_element(f, all, "velocity", H5T_NATIVE_DOUBLE, 3, r, p->v, rank, step, time,
-                           info->units ? VELOCITY_UNIT : NULL, tau);
+                           info->units ? VELOCITY_UNIT : NULL, tau, &sums[ROWS_VELOCITY]);
     if (rc == SB_OK)
-        rc =
-            write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL, tau);
+        rc = write_element(f, all, "id", H5T_NATIVE_INT64, 0, r, p->id, rank, step, time, NULL, tau,
+                           &sums[ROWS_ID]);
     h5_close_group(all);
     h5_close_group(particles);
     free(x);
@@ -306,11 +359,12 @@ int md_state_save(const char *path, const struct md_state_info *info, const stru
     if (rc == SB_OK) rc = h5_create(&f, tmp, t->comm, m);
     if (rc == SB_OK) {
         hid_t parameters = -1;
+        uint64_t sums[ROW_TABLES] = {0};
         rc = md_write_h5md_header(&f, info->units);
-        if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, fault, m);
+        if (rc == SB_OK) rc = write_particles(&f, info, p, &r, step, fault, sums, m);
         if (rc == SB_OK) rc = h5_group(&f, f.id, "parameters", &parameters);
         if (rc == SB_OK) rc = write_parameters(&f, parameters, info, step, conserved0);
-        if (rc == SB_OK) rc = write_restart(&f, parameters, info, p, &r, per_rank);
+        if (rc == SB_OK) rc = write_restart(&f, parameters, info, p, &r, per_rank, sums);
         uint64_t digest = 0;
         if (rc == SB_OK) rc = h5_attributes_digest(&f, DIGEST_ATTR, &digest);
         const int64_t stored = (int64_t)digest;
@@ -518,6 +572,47 @@ static int read_rows(struct h5_file *f, const char *name, hid_t type, int rank, 
     return rc;
 }
 
+/* Rows [first, first + count) of a particle table of `rows` rows into buf,
+ * their digest added to sums[t]. */
+static int read_table(struct h5_file *f, enum row_table t, hsize_t rows, hsize_t first,
+                      hsize_t count, void *buf, uint64_t sums[ROW_TABLES])
+{
+    CHECK(read_rows(f, ROW_TABLE[t].name, row_type(t), ROW_TABLE[t].rank, ROW_TABLE[t].axis, rows,
+                    first, count, buf));
+    sums[t] += row_digest(buf, first, count, (size_t)ROW_TABLE[t].words);
+    return SB_OK;
+}
+
+/* The ranks have read every row of the particle tables once between them:
+ * their digests (sums, this rank's rows) must add up to the stored ones.
+ * Collective; every rank comes to the same answer. */
+static int check_row_digests(struct h5_file *f, uint64_t sums[ROW_TABLES], MPI_Comm comm)
+{
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, ROW_TABLES, MPI_UINT64_T, MPI_SUM, comm));
+    hid_t restart = -1;
+    int64_t stored[ROW_TABLES];
+    int rc = h5_open_group(f, f->id, "parameters/restart", &restart);
+    if (rc == SB_OK && H5Aexists(restart, ROW_DIGESTS_ATTR) <= 0)
+        rc = sb_fail(f->m, SB_EUSAGE,
+                     "checkpoint.restart = %s: no /parameters/restart %s (written by a ShiftBox "
+                     "from before checkpoints carried row digests); accepted: a checkpoint "
+                     "written by this version",
+                     f->path, ROW_DIGESTS_ATTR);
+    if (rc == SB_OK) rc = h5_read_attr_ints(f, restart, ROW_DIGESTS_ATTR, ROW_TABLES, stored);
+    h5_close_group(restart);
+    for (int t = 0; rc == SB_OK && t < ROW_TABLES; t++)
+        if ((uint64_t)stored[t] != sums[t]) {
+            char why[256];
+            snprintf(why, sizeof why,
+                     "%s: its rows do not match their digest (/parameters/restart %s[%d] "
+                     "%016llx, read %016llx)",
+                     ROW_TABLE[t].name, ROW_DIGESTS_ATTR, t, (unsigned long long)stored[t],
+                     (unsigned long long)sums[t]);
+            rc = damaged(f, why);
+        }
+    return rc;
+}
+
 /* One frame's step and time of an element, and for the box its edges: the
  * checkpoint's step, step x dt, and this run's box. */
 static int check_frame(struct h5_file *f, const char *element, const struct md_state_info *info,
@@ -553,26 +648,18 @@ static int check_frames(struct h5_file *f, const struct md_state_info *info, lon
     return SB_OK;
 }
 
-/* Rows [first, first + count) of particles/trajectory/position against the same
- * rows of parameters/restart/position_in_box placed in the box of the rank
- * that wrote them: the same bits, or the file is damaged.  Reading both
- * (and position_at_build) also has HDF5 check their chunks' checksums. */
+/* Rows [first, first + count) of particles/trajectory/position (global)
+ * against the same rows of parameters/restart/position_in_box (in_box)
+ * placed in the box of the rank that wrote them: the same bits, or the file
+ * is damaged. */
 static int check_positions(struct h5_file *f, const struct md_state_info *info,
                            const struct md_restart *out, hsize_t first, hsize_t count,
-                           const double *global)
+                           const double *global, const double *in_box)
 {
     const hsize_t n = (hsize_t)out->natoms, ranks = (hsize_t)out->ranks;
     int64_t *per_rank = sb_malloc(ranks * sizeof *per_rank, "particles per rank");
-    double *in_box = sb_malloc(3 * (count + 1) * sizeof *in_box, "positions in box");
-    double *at_build = sb_malloc(3 * (count + 1) * sizeof *at_build, "positions at build");
     int rc = read_rows(f, "parameters/restart/particles_per_rank", H5T_NATIVE_INT64, 1, 0, ranks, 0,
                        ranks, per_rank);
-    if (rc == SB_OK)
-        rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
-                       count, in_box);
-    if (rc == SB_OK)
-        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n, first,
-                       count, at_build);
     hsize_t end = 0, total = 0;
     for (hsize_t r = 0; rc == SB_OK && r < ranks; r++)
         total += per_rank[r] < 0 ? n + 1 : (hsize_t)per_rank[r];
@@ -600,15 +687,13 @@ static int check_positions(struct h5_file *f, const struct md_state_info *info,
             }
     }
     free(per_rank);
-    free(in_box);
-    free(at_build);
     return rc;
 }
 
 /* The same grid of boxes: each leader takes its box's particles, in their
  * order, from the rank that led the box when the file was written. */
 static int read_exact(struct h5_file *f, const struct md_state_info *info, struct particles *p,
-                      const struct md_restart *out)
+                      const struct md_restart *out, uint64_t sums[ROW_TABLES])
 {
     const struct topology *t = info->topo;
     const hsize_t n = (hsize_t)out->natoms, ranks = (hsize_t)out->ranks;
@@ -628,22 +713,14 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
                        "the %llu particles",
                        f->path, (unsigned long long)n);
     particles_reserve(p, count);
-    rc = read_rows(f, "parameters/restart/position_in_box", H5T_NATIVE_DOUBLE, 2, 0, n, first,
-                   (hsize_t)count, p->x);
-    if (rc == SB_OK)
-        rc = read_rows(f, "parameters/restart/position_at_build", H5T_NATIVE_DOUBLE, 2, 0, n, first,
-                       (hsize_t)count, p->x0);
-    if (rc == SB_OK)
-        rc = read_rows(f, PARTICLES "/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
-                       (hsize_t)count, p->v);
-    if (rc == SB_OK)
-        rc = read_rows(f, PARTICLES "/id/value", H5T_NATIVE_INT64, 2, 1, n, first, (hsize_t)count,
-                       p->id);
+    const hsize_t rows = (hsize_t)count;
     double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
-    if (rc == SB_OK)
-        rc = read_rows(f, PARTICLES "/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first,
-                       (hsize_t)count, global);
-    if (rc == SB_OK) rc = check_positions(f, info, out, first, (hsize_t)count, global);
+    rc = read_table(f, ROWS_IN_BOX, n, first, rows, p->x, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_AT_BUILD, n, first, rows, p->x0, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_VELOCITY, n, first, rows, p->v, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_ID, n, first, rows, p->id, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_POSITION, n, first, rows, global, sums);
+    if (rc == SB_OK) rc = check_positions(f, info, out, first, rows, global, p->x);
     free(global);
     p->n = rc == SB_OK ? count : 0;
     if (count > 0) memset(p->f, 0, 3 * sizeof(double) * (size_t)count);
@@ -658,7 +735,8 @@ struct arrival {
 
 /* Another decomposition: a block of the H5MD particles, any owner. */
 static int read_block(struct h5_file *f, const struct md_state_info *info,
-                      const struct md_restart *out, struct arrival **block, int *nblock)
+                      const struct md_restart *out, struct arrival **block, int *nblock,
+                      uint64_t sums[ROW_TABLES])
 {
     const struct topology *t = info->topo;
     const hsize_t n = (hsize_t)out->natoms;
@@ -667,12 +745,17 @@ static int read_block(struct h5_file *f, const struct md_state_info *info,
     double *x = sb_malloc(3 * (count + 1) * sizeof *x, "positions read");
     double *v = sb_malloc(3 * (count + 1) * sizeof *v, "velocities read");
     int64_t *id = sb_malloc((count + 1) * sizeof *id, "ids read");
-    int rc = read_rows(f, PARTICLES "/position/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, x);
-    if (rc == SB_OK)
-        rc = read_rows(f, PARTICLES "/velocity/value", H5T_NATIVE_DOUBLE, 3, 1, n, first, count, v);
-    if (rc == SB_OK)
-        rc = read_rows(f, PARTICLES "/id/value", H5T_NATIVE_INT64, 2, 1, n, first, count, id);
-    if (rc == SB_OK) rc = check_positions(f, info, out, first, count, x);
+    /* the restart positions only to check them: every row of the file is read */
+    double *in_box = sb_malloc(3 * (count + 1) * sizeof *in_box, "positions in box");
+    double *at_build = sb_malloc(3 * (count + 1) * sizeof *at_build, "positions at build");
+    int rc = read_table(f, ROWS_POSITION, n, first, count, x, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_VELOCITY, n, first, count, v, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_ID, n, first, count, id, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_IN_BOX, n, first, count, in_box, sums);
+    if (rc == SB_OK) rc = read_table(f, ROWS_AT_BUILD, n, first, count, at_build, sums);
+    if (rc == SB_OK) rc = check_positions(f, info, out, first, count, x, in_box);
+    free(in_box);
+    free(at_build);
     *block = sb_malloc((count + 1) * sizeof **block, "particles read");
     for (hsize_t i = 0; rc == SB_OK && i < count; i++) {
         memcpy((*block)[i].x, x + 3 * i, sizeof(*block)[i].x);
@@ -808,10 +891,15 @@ static int load_particles(struct h5_file *f, const struct md_state_info *info, s
     int rc = agree(read_run(f, info, out), comm);
     if (rc == SB_OK) rc = agree(check_frames(f, info, out->step), comm);
     if (rc != SB_OK) return rc;
-    if (out->exact) return agree(read_exact(f, info, p, out), comm);
+    uint64_t sums[ROW_TABLES] = {0};
+    if (out->exact) {
+        rc = agree(read_exact(f, info, p, out, sums), comm);
+        return rc == SB_OK ? agree(check_row_digests(f, sums, comm), comm) : rc;
+    }
     struct arrival *block = NULL;
     int nblock = 0;
-    rc = agree(read_block(f, info, out, &block, &nblock), comm);
+    rc = agree(read_block(f, info, out, &block, &nblock, sums), comm);
+    if (rc == SB_OK) rc = agree(check_row_digests(f, sums, comm), comm);
     if (rc == SB_OK) rc = agree(send_to_owners(block, nblock, info, p, f->m), comm);
     free(block);
     return rc;

@@ -9,7 +9,8 @@
  *                            ranks, dims, team size, module, version, and the
  *                            physics a restart must share
  *   /parameters/restart      particles_per_rank [P], position_in_box [N][3],
- *                            position_at_build [N][3]
+ *                            position_at_build [N][3], and the row digests
+ *                            of the five particle tables (row_digest.h)
  *
  * Particles are stored rank after rank.  The H5MD part is what h5py and
  * MDAnalysis read.  /parameters/restart is what continuing bit for bit
