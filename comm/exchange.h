@@ -79,9 +79,13 @@ static inline void exchange_note_buffers(struct exchange *x, size_t bytes)
     if (bytes > x->last.buffer_bytes) x->last.buffer_bytes = bytes;
 }
 
-/* The registry: NULL-terminated. */
+/* The registry: NULL-terminated.  The baselines (comm/baseline.c) are
+ * minimal hand-written exchanges to measure the modules against: never
+ * chosen by auto, no model, uniform payloads only. */
 extern const exchange_ops *const exchange_modules[];
+extern const exchange_ops *const exchange_baselines[];
 
+/* A module or a baseline by name; NULL when neither. */
 const exchange_ops *exchange_lookup(const char *name);
 
 /* Sets up module `name` on topology t (collective over t->comm).  Returns

@@ -128,6 +128,29 @@ static int ranks_on_node(MPI_Comm comm)
 
 /* ---- the plan ------------------------------------------------------------ */
 
+/* exchange.baseline: the hand-written baselines, after the modules. */
+static int read_baselines(struct plan *p, const struct config *c, struct sb_msg *m)
+{
+    char name[64];
+    for (int i = 0; cfg_choice_item(c, "exchange.baseline", i, name, sizeof name); i++) {
+        if (!strcmp(name, "none")) continue;
+        if (p->kinds[true])
+            return sb_fail(m, SB_EUSAGE,
+                           "exchange.baseline = %s: the baselines serve uniform payloads only; "
+                           "accepted: exchange.payload = uniform, or exchange.baseline = none",
+                           name);
+        const exchange_ops *ops = exchange_lookup(name);
+        for (int j = 0; j < p->nmodules; j++)
+            if (p->modules[j] == ops)
+                return sb_fail(m, SB_EUSAGE, "exchange.baseline lists '%s' twice", name);
+        if (p->nmodules == MAX_MODULES)
+            return sb_fail(m, SB_EUSAGE, "exchange.module and exchange.baseline list more than %d",
+                           MAX_MODULES);
+        p->modules[p->nmodules++] = ops;
+    }
+    return SB_OK;
+}
+
 static int read_modules(struct plan *p, const struct config *c, struct sb_msg *m)
 {
     char name[64];
@@ -276,6 +299,7 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     if (p->have_model) CHECK(model_load_hockney(c, &p->hockney, m));
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
+    CHECK(read_baselines(p, c, m));
     CHECK(read_teams(p, c, ctx->nranks, m));
     if (p->have_model) CHECK(model_torus_fits(&p->hockney, ctx->nranks, m));
     if (!p->verify && (p->inject_rank >= 0 || p->slot_hashes))
@@ -356,10 +380,14 @@ static const exchange_ops *choose(const struct plan *p, const struct topology *t
     return best;
 }
 
+/* Where ops sits among the modules, then the baselines. */
 static int registry_index(const exchange_ops *ops)
 {
-    for (int i = 0; exchange_modules[i]; i++)
+    int i = 0;
+    for (; exchange_modules[i]; i++)
         if (exchange_modules[i] == ops) return i;
+    for (int j = 0; exchange_baselines[j]; j++)
+        if (exchange_baselines[j] == ops) return i + j;
     return -1;
 }
 
@@ -384,7 +412,10 @@ static int grid_exchange(struct grid *g, const struct plan *p, int ik, int ip,
 static int grid_init(struct grid *g, const struct plan *p, struct results *r, struct sb_msg *m)
 {
     const struct topology *t = &g->topo;
-    for (g->nregistry = 0; exchange_modules[g->nregistry];)
+    g->nregistry = 0;
+    while (exchange_modules[g->nregistry])
+        g->nregistry++;
+    for (int j = 0; exchange_baselines[j]; j++)
         g->nregistry++;
     g->nx = p->nk * p->nkinds * g->nregistry;
     g->x = sb_calloc((size_t)g->nx, sizeof *g->x, "exchanges");
@@ -690,7 +721,7 @@ static bool within_one_sd(const struct point *pt)
 
 static void print_table_header(bool model)
 {
-    log_info("%-16s %3s %8s %-7s %6s %10s %10s %10s %10s %9s %6s %6s | %6s %10s %9s | %5s %10s "
+    log_info("%-17s %3s %8s %-7s %6s %10s %10s %10s %10s %9s %6s %6s | %6s %10s %9s | %5s %10s "
              "%9s%s %s",
              "module", "k", "bytes", "payload", "n", "min_us", "median_us", "mean_us", "max_us",
              "sd_us", "cv%", "rse%", "kept", "f_mean_us", "f_sd_us", "msgs", "sent_B", "peak/min",
@@ -711,7 +742,7 @@ static void print_point(const struct plan *p, const struct point *pt)
     if (model)
         snprintf(prediction, sizeof prediction, " | %10.3f %6.1f %3s", pt->predicted * 1e6,
                  prediction_error(pt) * 100, within_one_sd(pt) ? "yes" : "no");
-    log_info("%-16s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
+    log_info("%-17s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
              "%10.3f %9.3f | %5.0f %10.0f %9.2f%s %s",
              name, pt->k, pt->bytes, pt->varied ? "varied" : "uniform", s->n, s->min * 1e6,
              s->median * 1e6, s->mean * 1e6, s->max * 1e6, s->stddev * 1e6, s->cv * 100,
@@ -825,7 +856,7 @@ static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct resul
 /* One line per module, team size and grid: how many points passed. */
 static void print_pass_fail(const struct results *r)
 {
-    log_info("\n%-11s %4s %-10s %7s %7s %7s", "module", "c", "grid", "points", "passed", "failed");
+    log_info("\n%-17s %4s %-10s %7s %7s %7s", "module", "c", "grid", "points", "passed", "failed");
     for (int i = 0; i < r->npoints; i++) {
         const struct point *a = &r->pts[i];
         bool seen = false;
@@ -846,7 +877,7 @@ static void print_pass_fail(const struct results *r)
         }
         char grid[32];
         snprintf(grid, sizeof grid, "%dx%dx%d", a->dims[0], a->dims[1], a->dims[2]);
-        log_info("%-11s %4d %-10s %7d %7d %7d", a->module, a->team_size, grid, points, passed,
+        log_info("%-17s %4d %-10s %7d %7d %7d", a->module, a->team_size, grid, points, passed,
                  points - passed);
     }
 }

@@ -37,6 +37,13 @@ const struct key_spec config_keys[] = {
      "shift-isend (both directions in flight), teamshift (c ranks per box), direct (every "
      "partner at once); auto: the smallest prediction of model.hockney; all: every module "
      "but auto"},
+    {"exchange", "baseline", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL,
+     "none|baseline-p2p|baseline-neighbor|baseline-staged",
+     "hand-written exchanges (comm/baseline.c) run beside the modules on the same boxes, "
+     "interleaved and verified alike, to measure the modules against; not modules (no model, "
+     "never chosen by auto), uniform payloads only: baseline-p2p (MPI_Isend/Irecv, one message "
+     "per distinct peer), baseline-neighbor (MPI_Neighbor_alltoallv), baseline-staged "
+     "(LAMMPS-style MPI_Sendrecv, x then y then z); all: the three"},
     {"exchange", "k", KEY_INT_LIST, "1-4", 1, 64, NO_REAL, NULL,
      "layers of neighbour boxes: each box receives the (2k+1)^3 boxes within k (sweep list)"},
     {"exchange", "bytes", KEY_INT_LIST, "10,1000,10000", 0, 1 << 30, NO_REAL, NULL,
@@ -75,7 +82,8 @@ const struct key_spec config_keys[] = {
      "-1: off; R: after each exchange flip one byte of one slot on rank R (the run must then "
      "exit 1)"},
     {"exchange", "inject_module", KEY_CHOICE_LIST, "all", NO_INT, NO_REAL,
-     "shift|shift-isend|teamshift|direct", "the modules whose slots inject_fault corrupts"},
+     "shift|shift-isend|teamshift|direct|baseline-p2p|baseline-neighbor|baseline-staged",
+     "the modules (and baselines) whose slots inject_fault corrupts"},
     {"exchange", "inject_into", KEY_CHOICE, "slots", NO_INT, NO_REAL, "slots|hashes",
      "slots: before the byte check (which must catch it); hashes: after it, before the last "
      "exchange's slots are hashed (the comparison across modules must catch it)"},

@@ -87,6 +87,30 @@ for module in shift shift-isend teamshift direct; do
         -s exchange.bytes=0,300 -s exchange.payload=uniform,varied -s exchange.repetitions=2 \
         -s exchange.inject_fault=2 -s exchange.inject_module=$module
 done
+# ---- the hand-written baselines (issue 16): verified alike, faults caught -------------
+for baseline in baseline-p2p baseline-neighbor baseline-staged; do
+    expect "a fault in $baseline's slots is caught" 1 "rank 1: verify: $baseline c=1" \
+        'verified: false' -- \
+        "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=direct \
+        -s exchange.baseline=all -s exchange.k=1-2 -s exchange.bytes=0,300 \
+        -s exchange.repetitions=2 -s exchange.inject_fault=1 -s exchange.inject_module=$baseline
+done
+expect "baselines with varied payloads: exit 2 naming the key" 2 \
+    'exchange.baseline = baseline-p2p: the baselines serve uniform payloads only' -- \
+    "$SHIFTBOX" exchange -s exchange.baseline=baseline-p2p -s exchange.payload=uniform,varied
+bl=$TEST_TMP/baselines
+expect "baselines beside every module, teams of 2 (leaders only): slots agree" 0 \
+    'verified: true' -- "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=all \
+    -s exchange.baseline=all -s exchange.team_size=1,2 -s exchange.k=1,2 \
+    -s exchange.bytes=10,1000 -s exchange.repetitions=2 --out "$bl"
+expect "... and baseline_check.py prints every module over the best baseline" 0 \
+    'best_us' 'shift/staged' '# within the target: shift [0-9]+ of 8' -- \
+    $PY "$ROOT/tools/baseline_check.py" "$bl"
+expect "... its summary.json keeps to the schema" 0 -- \
+    $PY "$ROOT/tools/schema_check.py" "$bl/summary.json"
+expect "baseline_check.py on a run without baselines: says so" 1 'no baseline points' -- \
+    $PY "$ROOT/tools/baseline_check.py" "$svt"
+
 expect "a fault past the byte check: the modules' hashes disagree" 1 \
     'direct .*NO \(modules differ\)' 'slots differ between modules' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1 \

@@ -127,5 +127,25 @@ fi
 expect "a negative md.reneighbor_check is refused, naming the key" 2 'md.reneighbor_check' -- \
     "$SHIFTBOX" md -s md.reneighbor_check=-1
 
+# ---- tools/md_peers.sh: LAMMPS beside ShiftBox (issue 16) -----------------------------
+if command -v lmp >/dev/null; then
+    PEERS=(env NPS=1 RUNS=1 STEPS=10 SHIFTBOX="$SHIFTBOX" OUT="$TEST_TMP/peers"
+        "$ROOT/tools/md_peers.sh" 4)
+    expect "md_peers.sh: LAMMPS beside ShiftBox, ratios, step 0 agreeing to 1e-9" 0 \
+        'shiftbox-every20 / lammps-opt: [0-9.]+ \(target 1.5' \
+        'lammps largest relative difference .* agrees' '# miniMD skipped: MINIMD_DIR is not set' -- \
+        "${PEERS[@]}"
+    # a LAMMPS that runs another density: step 0 must then differ
+    printf '#!/bin/sh\nfor a; do [ -f "$a" ] && sed -i s/0.8442/0.85/ "$a"; done\nexec lmp "$@"\n' \
+        >"$TEST_TMP/lmp-other"
+    chmod +x "$TEST_TMP/lmp-other"
+    expect "... and catches a peer whose step 0 differs (exit 1)" 1 'lammps .* DIFFERS' -- \
+        env LMP="$TEST_TMP/lmp-other" "${PEERS[@]}"
+    expect "... MINIMD_DIR that is not a miniMD tree: exit 2 naming it" 2 'MINIMD_DIR=' -- \
+        env MINIMD_DIR="$TEST_TMP" "${PEERS[@]}"
+else
+    skip "md_peers.sh (no lmp: make deps installs Debian's lammps)"
+fi
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

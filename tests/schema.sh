@@ -159,7 +159,7 @@ rejected exchange-node-extra.json "$T/ex-model/summary.json" 'd["environment"]["
 rejected exchange-stats-extra.json "$T/ex-model/summary.json" 'd["points"][1]["time_s"]["p99"] = 1.0' \
     /points/1/time_s "Unevaluated properties are not allowed \('p99' was unexpected\)"
 rejected exchange-module.json "$T/ex-model/summary.json" 'd["points"][2]["module"] = "auto"' \
-    /points/2/module "'auto' is not one of"
+    /points/2/module "'auto' is not valid under any of the given schemas"
 rejected exchange-half-prediction.json "$T/ex-model/summary.json" 'del d["points"][0]["prediction_error"]' \
     /points/0 "'prediction_error' is a dependency of 'predicted_s'"
 rejected exchange-verdict-when-off.json "$T/ex-off/summary.json" 'd["verified"] = True' \

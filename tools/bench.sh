@@ -9,11 +9,16 @@
 # 2. The modules against the Shift: every module on the same boxes, points
 #    taking turns, k = 1..3, 100 B and 10 kB; prints each median over the
 #    Shift's.
-# 3. The MD proxy, 32 000 atoms, 100 steps (configs/md-lj.ini) on 1 and 2
-#    ranks: atom-steps/s, the median of RUNS runs (this VM's speed drifts by
-#    10-20 % between runs) with their range, over miniMD's reference build on
-#    the same problem (half lists, reneighbouring every 20, -O3), which
-#    measured 2.40 M atom-steps/s on one core of this kind of machine.
+# 2b. The modules against the hand-written baselines (exchange.baseline=all:
+#    Isend/Irecv per distinct peer, Neighbor_alltoallv, LAMMPS-style staged
+#    Sendrecv), k = 1..4, 10 B .. 100 kB; prints each module over the
+#    fastest baseline (target 1.3) and the Shift's excess taken apart
+#    (tools/baseline_check.py).
+# 3. The MD proxy beside LAMMPS (Debian's lmp, plain and -sf opt) and miniMD
+#    (from MINIMD_DIR, skipped without it) on the same LJ benchmark, 32 000
+#    and 256 000 atoms, 1 and NP ranks: medians of RUNS_MD runs, ShiftBox's
+#    ratios with its exact rebuild trigger and with the peers' policy, and
+#    step 0's energies agreeing (tools/md_peers.sh).
 # 4. The models' honesty: tools/model_check.py run (pingpong with every
 #    pattern the models use, then a 2-rank 1D sweep of every module against
 #    their prediction, in one run; target: median |error| <= 10 % per
@@ -24,8 +29,7 @@
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${RUNS:=5}"
-MINIMD_REFERENCE=2.40e6
+: "${RUNS_MD:=3}"
 : "${SHIFTBOX:=build/shiftbox}"
 : "${NP:=2}"
 if [[ $(id -u) -eq 0 ]]; then
@@ -49,25 +53,18 @@ mpirun -np "$NP" "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1-3 \
 grep -E '^verified' "$out.log"
 /usr/bin/python3 tools/compare_modules.py "$out"
 
+out=results/bench/baselines
 echo
-echo "== bench 3: MD proxy, 32 000 atoms, 100 steps, $RUNS runs per rank count"
-for np in 1 2; do
-    for run in $(seq "$RUNS"); do
-        mpirun -np "$np" "$SHIFTBOX" md -c configs/md-lj.ini --out "results/bench/md-$np-$run" \
-            >"results/bench/md-$np-$run.log" 2>&1 || { cat "results/bench/md-$np-$run.log"; exit 1; }
-    done
-done
-/usr/bin/python3 - "$RUNS" "$MINIMD_REFERENCE" <<'PYEOF'
-import json, statistics, sys
-runs, reference = int(sys.argv[1]), float(sys.argv[2])
-for np in (1, 2):
-    rates = [json.load(open(f"results/bench/md-{np}-{r}/summary.json"))["md"]["atom_steps_per_second"]
-             for r in range(1, runs + 1)]
-    median = statistics.median(rates)
-    print(f"{np} rank(s): {median / 1e6:.3f} M atom-steps/s median (range {min(rates) / 1e6:.3f}"
-          f"-{max(rates) / 1e6:.3f}); per rank over miniMD's 2.40 M on one core: "
-          f"{median / np / reference:.2f}")
-PYEOF
+echo "== bench 2b: every module against hand-written MPI (comm/baseline.c), $NP ranks, one run"
+mpirun -np "$NP" "$SHIFTBOX" exchange -s exchange.module=all -s exchange.baseline=all \
+    -s exchange.k=1-4 -s exchange.bytes=10,1000,100000 -s exchange.repetitions=200 \
+    -s exchange.warmup=20 --out "$out" >"$out.log" 2>&1 || { cat "$out.log"; exit 1; }
+grep -E '^verified' "$out.log"
+/usr/bin/python3 tools/baseline_check.py "$out"
+
+echo
+echo "== bench 3: MD proxy beside LAMMPS and miniMD, 32 000 and 256 000 atoms, 1 and $NP ranks"
+NPS="1 $NP" RUNS="$RUNS_MD" SHIFTBOX="$SHIFTBOX" tools/md_peers.sh 20 40
 
 echo
 echo "== bench 4: the models against measurement, $NP ranks (target: median |error| <= 10 % per module)"

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Each exchange module against the best hand-written baseline, from one run.
+
+    tools/baseline_check.py DIR [--stat median] [--target 1.3]
+
+DIR is the --out directory of a `shiftbox exchange` run with
+exchange.baseline = all (comm/baseline.c): the modules and the baselines
+took turns on the same boxes and payloads, every byte verified.  For each
+point (grid, team size, k, bytes) prints the fastest baseline and each
+module's time over it; a ratio above --target is marked '*'.  Two more
+columns take the Shift apart: shift / baseline-staged is what the
+rendezvous costs (baseline-staged moves the Shift's very messages, in the
+same order, with MPI_Sendrecv instead of MPI_Ssend and MPI_Recv), and
+baseline-staged / best what the Shift's data flow costs against one
+message per distinct peer (on small grids it forwards periodic images that
+direct copies locally: see the bytes each sent).  Ends with, per module,
+how many points meet the target.
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir")
+    ap.add_argument("--stat", default="median", choices=["median", "mean", "min"])
+    ap.add_argument("--target", type=float, default=1.3)
+    args = ap.parse_args()
+    try:
+        summary = json.load(open(f"{args.dir}/summary.json"))
+    except (OSError, ValueError) as e:
+        sys.exit(f"baseline_check: {args.dir}/summary.json: {e}")
+    times, sent = defaultdict(dict), defaultdict(dict)
+    modules = []
+    for p in summary["points"]:
+        key = ("x".join(map(str, p["dims"])), p["team_size"], p["k"], p["bytes"])
+        times[key][p["module"]] = p["time_s"][args.stat]
+        sent[key][p["module"]] = p["bytes_sent_per_exchange"]
+        if not p["module"].startswith("baseline-") and p["module"] not in modules:
+            modules.append(p["module"])
+    if not any(m.startswith("baseline-") for row in times.values() for m in row):
+        sys.exit(f"baseline_check: no baseline points in {args.dir}; run with exchange.baseline=all")
+    split = "shift" in modules and all("baseline-staged" in row for row in times.values())
+    print(f"# {args.stat} time over the fastest baseline's, {summary['environment']['ranks']} "
+          f"ranks; '*': above {args.target}")
+    head = f"{'grid':>7} {'c':>2} {'k':>2} {'bytes':>7} {'best':>17} {'best_us':>9} "
+    head += " ".join(f"{m:>12}" for m in modules)
+    if split:
+        head += f" {'shift/staged':>12} {'staged/best':>11} {'staged_B/best_B':>15}"
+    print(head)
+    met = defaultdict(int)
+    for key in sorted(times):
+        row = times[key]
+        baselines = {m: t for m, t in row.items() if m.startswith("baseline-")}
+        best = min(baselines, key=baselines.get)
+        ref = baselines[best]
+        line = f"{key[0]:>7} {key[1]:>2} {key[2]:>2} {key[3]:>7} {best:>17} {ref * 1e6:>9.3f} "
+        cells = []
+        for m in modules:
+            if m not in row:
+                cells.append(f"{'-':>12}")
+                continue
+            ratio = row[m] / ref
+            met[m] += ratio <= args.target
+            cells.append(f"{ratio:>11.2f}{'*' if ratio > args.target else ' '}")
+        line += " ".join(cells)
+        if split:
+            staged = row["baseline-staged"]
+            moved = sent[key]["baseline-staged"] / max(sent[key][best], 1.0)
+            line += f" {row['shift'] / staged:>12.2f} {staged / ref:>11.2f} {moved:>15.0f}"
+        print(line)
+    print("# within the target: " + ", ".join(f"{m} {met[m]} of {sum(m in r for r in times.values())}"
+                                             for m in modules))
+    if not summary["verified"]:
+        sys.exit("baseline_check: the run was not verified")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# ShiftBox's MD proxy beside LAMMPS and miniMD on the same Lennard-Jones
+# benchmark, in one run (issue 16).
+#
+#   tools/md_peers.sh [CELLS ...]     (default: 20 40, i.e. 32 000 and 256 000 atoms)
+#
+# The problem of LAMMPS's bench/in.lj and miniMD's in.lj.miniMD, which
+# configs/md-lj.ini also is: FCC at density 0.8442, T = 1.44, cut-off 2.5,
+# skin 0.3, dt 0.005, STEPS steps, 4 x CELLS^3 atoms.  For each size and
+# each rank count of NPS, RUNS times and in turn, each program alone:
+#   shiftbox          md.reneighbor_check=1, the exact trigger (default)
+#   shiftbox-every20  md.reneighbor_check=0: rebuild every 20 steps only,
+#                     the peers' policy (LAMMPS "check no", miniMD)
+#   lammps            Debian's lmp, lj/cut, neigh_modify every 20 check no
+#   lammps-opt        the same with -sf opt
+#   minimd            miniMD's ref/ (half lists), built from MINIMD_DIR with
+#                     `make openmpi` into OUT; without MINIMD_DIR, skipped
+#                     with a line
+# Prints the medians in M atom-steps/s, ShiftBox's ratios over LAMMPS-opt
+# and miniMD with the issue's targets (>= 1.5 with the peers' policy, >= 1.2
+# with the exact trigger), and step 0's T, U, P and E of every program
+# against ShiftBox's: they must agree to 1e-9 (miniMD prints 7 significant
+# digits, so 1e-6 there); exit 1 when they do not.
+#
+# Environment: NPS ("1 2"), RUNS (3), STEPS (100), MINIMD_DIR, LMP (lmp),
+# SHIFTBOX (build/shiftbox), OUT (results/bench/peers).  Rank counts above
+# this machine's cores time nothing; keep NPS within them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${SHIFTBOX:=build/shiftbox}"
+: "${NPS:=1 2}"
+: "${RUNS:=3}"
+: "${STEPS:=100}"
+: "${LMP:=lmp}"
+: "${OUT:=results/bench/peers}"
+PY=/usr/bin/python3
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export OMP_NUM_THREADS=1
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(20 40)
+mkdir -p "$OUT"
+
+programs=(shiftbox shiftbox-every20)
+if command -v "$LMP" >/dev/null; then
+    programs+=(lammps lammps-opt)
+else
+    echo "# LAMMPS skipped: no '$LMP' (Debian: apt install lammps; make deps installs it)"
+fi
+minimd=""
+if [[ -n ${MINIMD_DIR:-} ]]; then
+    [[ -f $MINIMD_DIR/ref/Makefile.openmpi ]] ||
+        { echo "md_peers: MINIMD_DIR=$MINIMD_DIR has no ref/Makefile.openmpi (a miniMD source tree)" >&2; exit 2; }
+    rm -rf "$OUT/minimd-src"
+    cp -r "$MINIMD_DIR/ref" "$OUT/minimd-src"
+    make -C "$OUT/minimd-src" openmpi >"$OUT/minimd-build.log" 2>&1 ||
+        { cat "$OUT/minimd-build.log"; exit 1; }
+    minimd=$OUT/minimd-src/miniMD_openmpi
+    programs+=(minimd)
+else
+    echo "# miniMD skipped: MINIMD_DIR is not set (a miniMD source tree, e.g. a clone of github.com/Mantevo/miniMD)"
+fi
+
+lammps_input() { # lammps_input CELLS FILE
+    cat >"$2" <<EOF
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 $1 0 $1 0 $1
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 20 check no
+fix 1 all nve
+thermo_style custom step temp pe ke etotal press
+thermo_modify norm yes format float %.17g
+thermo $STEPS
+run $STEPS
+EOF
+}
+
+run_one() { # run_one PROGRAM NP CELLS DIR
+    local program=$1 np=$2 cells=$3 dir=$4
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    [[ $program != lammps* ]] || lammps_input "$cells" "$dir/in.lj"
+    local md=(md -c configs/md-lj.ini -s md.cells="$cells,$cells,$cells" -s md.steps="$STEPS"
+        -s md.thermo="$STEPS" --out "$dir")
+    case $program in
+    shiftbox) mpirun -np "$np" "$SHIFTBOX" "${md[@]}" ;;
+    shiftbox-every20) mpirun -np "$np" "$SHIFTBOX" "${md[@]}" -s md.reneighbor_check=0 ;;
+    lammps) mpirun -np "$np" "$LMP" -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
+    lammps-opt) mpirun -np "$np" "$LMP" -sf opt -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
+    minimd) (cd "$OUT/minimd-src" && mpirun -np "$np" ./miniMD_openmpi -i in.lj.miniMD -s "$cells" \
+        -n "$STEPS" -t 1) ;;
+    esac >"$dir/out.log" 2>&1 || { echo "md_peers: $program failed:"; tail -20 "$dir/out.log"; exit 1; }
+}
+
+for cells in "${sizes[@]}"; do
+    for np in $NPS; do
+        for ((run = 1; run <= RUNS; run++)); do
+            for program in "${programs[@]}"; do
+                run_one "$program" "$np" "$cells" "$OUT/$cells-$np-$program-$run"
+            done
+        done
+    done
+done
+
+$PY - "$OUT" "$RUNS" "$STEPS" "${sizes[*]}" "$NPS" "${programs[*]}" <<'PYEOF'
+import csv, json, re, statistics, sys
+out, runs, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sizes, nps, programs = sys.argv[4].split(), sys.argv[5].split(), sys.argv[6].split()
+
+
+def measure(program, d):
+    """(atom-steps/s, {T, U, P, E} at step 0) of one run."""
+    text = open(f"{d}/out.log").read()
+    if program.startswith("shiftbox"):
+        rate = json.load(open(f"{d}/summary.json"))["md"]["atom_steps_per_second"]
+        row = next(csv.DictReader(open(f"{d}/md-thermo.csv")))
+        return rate, {"T": float(row["temperature"]), "U": float(row["potential"]),
+                      "P": float(row["pressure"]), "E": float(row["total"])}
+    if program.startswith("lammps"):
+        log = open(f"{d}/log.lammps").read()
+        loop = re.search(r"Loop time of ([0-9.eE+-]+) on \d+ procs for (\d+) steps with (\d+) atoms", log)
+        row = re.search(r"Step Temp PotEng KinEng TotEng Press\s*\n\s*0 (\S+) (\S+) (\S+) (\S+) (\S+)", log)
+        t, u, ke, e, p = map(float, row.groups())
+        return int(loop.group(3)) * int(loop.group(2)) / float(loop.group(1)), \
+            {"T": t, "U": u, "P": p, "E": e}
+    perf = re.search(r"^\d+ \d+ \d+ \d+ \S+ \S+ \S+ \S+ \S+ (\S+) \S+ PERF_SUMMARY", text, re.M)
+    row = re.search(r"^0 (\S+) (\S+) (\S+)", text.split("# Timestep T U P Time")[1].strip(), re.M)
+    return float(perf.group(1)), {"T": float(row.group(1)), "U": float(row.group(2)),
+                                  "P": float(row.group(3))}
+
+
+bad = False
+for cells in sizes:
+    atoms = 4 * int(cells) ** 3
+    for np in nps:
+        rates, step0 = {}, {}
+        for program in programs:
+            got = [measure(program, f"{out}/{cells}-{np}-{program}-{r}") for r in range(1, runs + 1)]
+            rates[program] = [g[0] for g in got]
+            step0[program] = got[0][1]
+        print(f"\n# {atoms} atoms, {steps} steps, {np} rank(s), median of {runs} "
+              "(M atom-steps/s, range)")
+        for program in programs:
+            r = rates[program]
+            print(f"{program:>17} {statistics.median(r) / 1e6:8.3f}  ({min(r) / 1e6:.3f}-"
+                  f"{max(r) / 1e6:.3f})")
+        med = {p: statistics.median(rates[p]) for p in programs}
+        for mine, target in (("shiftbox-every20", 1.5), ("shiftbox", 1.2)):
+            for peer in ("lammps-opt", "minimd"):
+                if peer in med:
+                    ratio = med[mine] / med[peer]
+                    print(f"{mine} / {peer}: {ratio:.2f} (target {target}: "
+                          f"{'met' if ratio >= target else 'missed'})")
+        ref = step0["shiftbox"]
+        print("step 0 against shiftbox's " +
+              ", ".join(f"{q} {v!r}" for q, v in ref.items()) + ":")
+        for program in programs[1:]:
+            tolerance = 1e-6 if program == "minimd" else 1e-9
+            worst = max(abs(v - ref[q]) / abs(ref[q]) for q, v in step0[program].items())
+            bad |= worst > tolerance
+            print(f"{program:>17} largest relative difference {worst:.1e} (must be <= "
+                  f"{tolerance:.0e}: {'agrees' if worst <= tolerance else 'DIFFERS'})")
+sys.exit(1 if bad else 0)
+PYEOF
