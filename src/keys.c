@@ -10,9 +10,9 @@
 #define NO_INT  0, 0
 #define NO_REAL 0.0, 0.0
 
-const char *const config_sections[] = {"run",     "decomp",     "exchange", "md",    "checkpoint",
-                                       "model",   "pingpong",   "stats",    "timer", "stencil",
-                                       "smpcost", "trajectory", "progress", "config", NULL};
+const char *const config_sections[] = {
+    "run",   "decomp",  "exchange", "md",  "checkpoint", "model",    "pingpong", "stats",
+    "timer", "stencil", "smpcost",  "smp", "trajectory", "progress", "config",   NULL};
 
 const struct key_spec config_keys[] = {
     /* [config] ---------------------------------------------------------- */
@@ -275,8 +275,9 @@ const struct key_spec config_keys[] = {
     /* [smpcost] --------------------------------------------------------- */
     {"smpcost", "reps", KEY_INT, "5", 1, 64, NO_REAL, NULL,
      "repetitions of each superstep (their median is kept)"},
-    {"smpcost", "per_set", KEY_INT, "6", 1, 20, NO_REAL, NULL,
-     "h values taken from each of seed 003's sets H0, H1, H2 (it used 10)"},
+    {"smpcost", "per_set", KEY_INT, "10", 1, 20, NO_REAL, NULL,
+     "h values taken from each of seed 003's sets H0, H1, H2 (10, as the paper's), scaled from "
+     "its 2^19-integer L2 to this machine's cache share per worker"},
     {"smpcost", "line_bytes", KEY_INT, "0", 0, 1 << 20, NO_REAL, NULL,
      "cache-line size; 0: read from sysfs"},
     {"smpcost", "cache_bytes", KEY_INT, "0", 0, 1LL << 40, NO_REAL, NULL,
@@ -288,6 +289,14 @@ const struct key_spec config_keys[] = {
      "integers each worker moves in ShiftBox's copy patterns"},
     {"smpcost", "max_seconds", KEY_REAL, "90", NO_INT, 0.0, 1e6, NULL,
      "time limit of the suites; supersteps past it are skipped (and counted)"},
+
+    /* [smp] ------------------------------------------------------------- */
+    {"smp", "fit", KEY_CHOICE, "searched", NO_INT, NO_REAL, "paper|searched",
+     "how smpcost fits the cost functions: paper (seed 003 sec. 4.2: plain least squares, the "
+     "good family's R0 (h <= the cache share per worker) and R1 fitted apart), or searched "
+     "(relative least squares, HrHwM-c's cache split searched in the data; the default: on "
+     "this machine's caches the paper's fit misses by 1.9x on average, docs/commands/smpcost.md); "
+     "both are printed, this one predicts (patterns, model.smp)"},
 
     {NULL, NULL, KEY_TEXT, NULL, NO_INT, NO_REAL, NULL, NULL},
 };

@@ -26,16 +26,27 @@
 #ifndef SB_SMPI
 /* What each command reads: whole sections, or single keys (section.key);
  * any other key set in a file or with -s is refused (config.ignore aside). */
-static const char *const md_sections[] = {
-    "run",        "decomp",        "exchange.module", "exchange.team_size", "md",    "checkpoint",
-    "trajectory", "model.hockney", "model.smp",       "model.rendezvous",   "model.torus", "timer",
-    "progress",   "config",        NULL};
+static const char *const md_sections[] = {"run",
+                                          "decomp",
+                                          "exchange.module",
+                                          "exchange.team_size",
+                                          "md",
+                                          "checkpoint",
+                                          "trajectory",
+                                          "model.hockney",
+                                          "model.smp",
+                                          "model.rendezvous",
+                                          "model.torus",
+                                          "timer",
+                                          "progress",
+                                          "config",
+                                          NULL};
 #endif
 static const char *const exchange_sections[] = {
-    "run",   "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous", "model.torus",
-    "stats", "timer",  "progress", "config", NULL};
-static const char *const pingpong_sections[] = {"pingpong", "stats", "timer", "progress", "config",
-                                                NULL};
+    "run",         "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous",
+    "model.torus", "stats",  "timer",    "progress",      "config",    NULL};
+static const char *const pingpong_sections[] = {"pingpong", "stats",  "timer",
+                                                "progress", "config", NULL};
 static const char *const model_sections[] = {"exchange.module",
                                              "exchange.k",
                                              "exchange.bytes",
@@ -58,8 +69,8 @@ static const char *const stencil_sections[] = {"decomp",
                                                "progress",
                                                "config",
                                                NULL};
-static const char *const smpcost_sections[] = {"run", "smpcost", "timer", "progress", "config",
-                                               NULL};
+static const char *const smpcost_sections[] = {"run",      "smpcost", "smp", "timer",
+                                               "progress", "config",  NULL};
 #endif
 
 static const struct command commands[] = {
@@ -352,7 +363,7 @@ static int run(int argc, char **argv)
     timer_calibrate(&ctx.timer, (long)cfg_int(&cfg, "timer.samples"));
     placement_gather(ctx.world, &ctx.placement);
     log_progress_start(section_listed(cmd->sections, "progress") ? cfg_real(&cfg, "progress.every")
-                                                                  : 0.0);
+                                                                 : 0.0);
     print_start(&ctx);
     rc = cmd->run(&ctx);
     placement_free(&ctx.placement);

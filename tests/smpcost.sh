@@ -40,6 +40,43 @@ expect "a time limit of zero skips the suites and says the fit is impossible (ex
     'too few supersteps to fit' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smpcost.max_seconds=0
 
+# ---- seed 003's own fit (smp.fit = paper) beside the searched one, and the accuracy check ----
+expect "smp.fit=paper: R0 and R1 fitted apart, both fits' accuracy printed" 0 \
+    'smp.fit = paper: plain least squares' 'R0 alone \([0-9]+ supersteps\)' \
+    'R1 alone \([0-9]+ supersteps\)' 'accuracy \(smp.fit = paper\): HrHwM-c \(good\) average' \
+    'accuracy \(smp.fit = searched\): .*\(reported beside\)' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smp.fit=paper --out "$TEST_TMP/paper"
+expect "... its summary.json: the good family's sets and R1 coefficients, the other fit beside" 0 -- \
+    $PY -c "
+import json
+s = json.load(open('$TEST_TMP/paper/summary.json'))['smpcost']
+assert s['fit'] == 'paper' and s['other_fit']['fit'] == 'searched'
+for f in s['good']['functions']:
+    assert f['r0_max_h'] == s['cache_ints'] and [x['set'] for x in f['sets']] == ['R0', 'R1']
+    assert set(f['r1_coefficients_s']) == set(f['coefficients_s'])
+assert all('sets' not in f for f in s['bad']['functions'])
+assert 0 <= s['accuracy']['good_HrHwM-c_average'] and s['accuracy']['target'] == 0.1"
+expect "... and model.smp takes a paper fit" 0 'copies inside a rank costed by smpcost' -- \
+    "$SHIFTBOX" model -s model.hockney="$ROOT/docs/results/hockney-2ranks.json" \
+    -s model.smp="$TEST_TMP/paper/summary.json" -s exchange.k=1,4 -s exchange.bytes=1000,100000
+expect "smp.fit=fastest: exit 2 naming the key and the choices" 2 'smp.fit.*paper\|searched' -- \
+    "$SHIFTBOX" smpcost -s smp.fit=fastest
+# the accuracy check on a run whose averages are set: passes at 8 %, fails at 20 %
+for avg in 0.08 0.20; do
+    mkdir -p "$TEST_TMP/acc-$avg"
+    $PY -c "
+import json
+s = json.load(open('$TEST_TMP/paper/summary.json'))
+for fam in ('good', 'bad'):
+    for f in s['smpcost'][fam]['functions']:
+        f['average_relative_error'] = $avg
+json.dump(s, open('$TEST_TMP/acc-$avg/summary.json', 'w'))"
+done
+expect "smpcost_accuracy.py: averages of 8 % pass" 0 'smp.fit = paper: HrHwM-c \(good\) 8.0 %' -- \
+    $PY "$ROOT/tools/smpcost_accuracy.py" "$TEST_TMP/acc-0.08"
+expect "... averages of 20 % fail (exit 1)" 1 'smp.fit = paper misses: an average above 15 %' -- \
+    $PY "$ROOT/tools/smpcost_accuracy.py" "$TEST_TMP/acc-0.20"
+
 # ---- the copy cost in the exchange model ------------------------------------------
 hockney=$ROOT/docs/results/hockney-2ranks.json
 MODEL=(-s model.hockney="$hockney" -s model.dims=2,1,1 -s exchange.phases=x -s exchange.k=1,4

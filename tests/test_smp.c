@@ -112,23 +112,25 @@ static void test_fit_recovers_coefficients(void **state)
             for (int j = 0; j < m; j++)
                 t[i] += truth[j] * row[j];
         }
-        assert_int_equal(smp_fit((enum smp_function)fn, f, t, N, got), 0);
-        int m = smp_terms((enum smp_function)fn, &f[0], row);
-        for (int j = 0; j < m; j++)
-            assert_true(fabs(got[j] - truth[j]) <= 1e-6 * fabs(truth[j]));
-        double avg, max;
-        smp_errors((enum smp_function)fn, got, f, t, N, &avg, &max);
-        assert_true(max < 1e-9);
+        for (int relative = 0; relative <= 1; relative++) { /* both recover exact data */
+            assert_int_equal(smp_fit((enum smp_function)fn, f, t, N, relative, got), 0);
+            int m = smp_terms((enum smp_function)fn, &f[0], row);
+            for (int j = 0; j < m; j++)
+                assert_true(fabs(got[j] - truth[j]) <= 1e-6 * fabs(truth[j]));
+            double avg, max;
+            smp_errors((enum smp_function)fn, got, f, t, N, &avg, &max);
+            assert_true(max < 1e-9);
+        }
     }
     /* too few points for the terms */
     double coef[6];
-    assert_int_equal(smp_fit(FN_HRHWMC, f, t, 3, coef), -1);
+    assert_int_equal(smp_fit(FN_HRHWMC, f, t, 3, false, coef), -1);
     /* a term that is zero everywhere (nothing beyond the cache): fitted as 0 */
     for (int i = 0; i < N; i++) {
         f[i] = smp_features_counts(f[i].hr, f[i].hw, f[i].M, 1L << 40);
         t[i] = 1e-6 + 4e-10 * f[i].hrc + 2e-10 * f[i].hwc;
     }
-    assert_int_equal(smp_fit(FN_HRHWMC, f, t, N, coef), 0);
+    assert_int_equal(smp_fit(FN_HRHWMC, f, t, N, false, coef), 0);
     assert_true(coef[2] == 0 && coef[4] == 0);
     assert_true(fabs(coef[1] - 4e-10) < 1e-15);
 }

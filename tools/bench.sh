@@ -25,7 +25,12 @@
 #    module), and tools/auto_check.py (how often exchange.module=auto would
 #    have picked the fastest module, and what a wrong pick cost).
 # 5. Checkpoints (issue 6): 32 000 and 4 M atoms written and read back,
-#    against dd writing as many bytes (tools/checkpoint_bench.sh).
+#    against dd writing as many bytes (tools/checkpoint_bench.sh; target
+#    0.6 for the write).
+# 6. Seed 003's copy cost: smpcost's time (target under 120 s), its fits'
+#    accuracy (tools/smpcost_accuracy.py: target 10 %, a miss above 15 %
+#    said so) and whether model.smp brings the exchange model closer to the
+#    measured sweep (tools/smpcost_bench.sh).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,7 +80,7 @@ echo "== bench 4: the models against measurement, $NP ranks (target: median |err
 /usr/bin/python3 tools/plot_model.py results/bench/model-check/sweep/exchange.csv >/dev/null
 
 echo
-echo "== bench 5: checkpoints against dd, $NP ranks (target: write and read >= 0.5 x dd)"
+echo "== bench 5: checkpoints against dd, $NP ranks (target: write >= 0.6 x dd)"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/checkpoint_bench.sh 20 100
 
 echo

@@ -24,6 +24,7 @@ start=$SECONDS
 run "$OUT/smpcost.log" mpirun -np "$NP" "$SHIFTBOX" smpcost --out "$OUT/smp"
 echo "smpcost took $((SECONDS - start)) s (target: under 120)"
 grep -E '^best:' "$OUT/smpcost.log"
+/usr/bin/python3 tools/smpcost_accuracy.py "$OUT/smp" || true
 POINTS=(-s exchange.phases=x -s exchange.module=all -s exchange.k=1,2,4,8
     -s exchange.bytes=10,1000,10000,100000 -s model.hockney="$OUT/pingpong/hockney.json")
 run "$OUT/exchange.log" mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 \

@@ -27,6 +27,21 @@ static const cJSON *best_good(const cJSON *smp)
     return NULL;
 }
 
+/* The coefficients of c->function from a coefficients_s object. */
+static int read_coefficients(struct smp_copy *c, const cJSON *coef, double *out, const char *path,
+                             struct sb_msg *m)
+{
+    double row[SMP_MAX_TERMS];
+    struct smp_features zero = {0};
+    int n = smp_terms(c->function, &zero, row);
+    for (int t = 0; t < n; t++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(coef, smp_term_name(c->function, t));
+        if (!cJSON_IsNumber(v)) return bad_file(m, path, "a coefficient is missing");
+        out[t] = v->valuedouble;
+    }
+    return SB_OK;
+}
+
 static int read_function(struct smp_copy *c, const cJSON *f, const char *path, struct sb_msg *m)
 {
     const char *name = cJSON_GetObjectItemCaseSensitive(f, "function")->valuestring;
@@ -36,17 +51,12 @@ static int read_function(struct smp_copy *c, const cJSON *f, const char *path, s
     const cJSON *coef = cJSON_GetObjectItemCaseSensitive(f, "coefficients_s");
     if (fn < 0 || !cJSON_IsObject(coef)) return bad_file(m, path, "no usable best function");
     c->function = (enum smp_function)fn;
-    double row[SMP_MAX_TERMS];
-    struct smp_features zero = {0};
-    int n = smp_terms(c->function, &zero, row);
-    for (int t = 0; t < n; t++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(coef, smp_term_name(c->function, t));
-        if (!cJSON_IsNumber(v)) return bad_file(m, path, "a coefficient is missing");
-        c->coef[t] = v->valuedouble;
-    }
+    CHECK(read_coefficients(c, coef, c->coef, path, m));
     const cJSON *split = cJSON_GetObjectItemCaseSensitive(f, "split_ints");
     c->split = cJSON_IsNumber(split) ? (long)split->valuedouble : 0;
-    return SB_OK;
+    const cJSON *r1 = cJSON_GetObjectItemCaseSensitive(f, "r1_coefficients_s");
+    c->sets = cJSON_IsObject(r1);
+    return c->sets ? read_coefficients(c, r1, c->coef_r1, path, m) : SB_OK;
 }
 
 int smp_copy_load(struct smp_copy *c, const char *path, struct sb_msg *m)
@@ -77,6 +87,7 @@ double smp_copy_time(const struct smp_copy *c, double bytes)
     if (!c->have || bytes <= 0) return 0;
     double ints = bytes / (double)sizeof(int);
     struct smp_features f = smp_features_counts(ints, ints, 2.0 * ints * c->workers, c->split);
-    double t = smp_predict(c->function, c->coef, &f) - c->coef[0];
+    const double *coef = c->sets && ints > (double)c->split ? c->coef_r1 : c->coef;
+    double t = smp_predict(c->function, coef, &f) - coef[0];
     return t > 0 ? t : 0;
 }

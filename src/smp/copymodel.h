@@ -16,6 +16,8 @@ struct smp_copy {
     bool have;
     enum smp_function function;
     double coef[SMP_MAX_TERMS];
+    double coef_r1[SMP_MAX_TERMS]; /* smp.fit = paper: R1's (h > split), coef being R0's */
+    bool sets;
     long split;
     int workers;
     char source[256];

@@ -103,7 +103,8 @@ static int least_squares(double *a, double *b, int n, int m, double *c)
     return 0;
 }
 
-int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n, double *coef)
+int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n,
+            bool relative, double *coef)
 {
     double row[SMP_MAX_TERMS], scale[SMP_MAX_TERMS] = {0};
     int m = smp_terms(f, &x[0], row);
@@ -133,13 +134,11 @@ int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, 
         free(b);
         return -1;
     }
-    /* Relative residuals: each row divided by its time, so that a 10 us
-     * superstep counts as much as a 100 ms one (the errors reported are
-     * relative too; seed 003's plain least squares lets the largest
-     * supersteps decide, and small ones then miss by several times). */
+    /* Relative residuals: each row divided by its time (seed 003's plain
+     * least squares lets the largest supersteps decide). */
     for (int i = 0; i < n; i++) {
         smp_terms(f, &x[i], row);
-        double w = t[i] > 0 ? 1.0 / t[i] : 1.0;
+        double w = relative && t[i] > 0 ? 1.0 / t[i] : 1.0;
         for (int k = 0; k < na; k++)
             a[(size_t)k * n + i] = w * row[active[k]] / scale[active[k]];
         b[i] = w * t[i];

@@ -21,11 +21,14 @@ int smp_terms(enum smp_function f, const struct smp_features *x, double *row);
 /* Their names: "L", "g_h", ... */
 const char *smp_term_name(enum smp_function f, int term);
 
-/* Least squares of the relative residuals (t_fit - t) / t over n points
- * (Householder QR of the column-scaled design matrix).  Returns 0, or -1 when the points cannot
- * determine the coefficients (fewer points than terms, or columns dependent). */
+/* Least squares over n points (Householder QR of the column-scaled design
+ * matrix): of the residuals t_fit - t, as seed 003 fits (plain), or of the
+ * relative residuals (t_fit - t) / t (relative: a 10 us superstep weighs
+ * as much as a 100 ms one).  Returns 0, or -1 when the points cannot
+ * determine the coefficients (fewer points than terms, or columns
+ * dependent). */
 int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n,
-            double *coef);
+            bool relative, double *coef);
 
 double smp_predict(enum smp_function f, const double *coef, const struct smp_features *x);
 
