@@ -31,6 +31,8 @@
 #    accuracy (tools/smpcost_accuracy.py: target 10 %, a miss above 15 %
 #    said so) and whether model.smp brings the exchange model closer to the
 #    measured sweep (tools/smpcost_bench.sh).
+# Ends with one table of every ratio and target above (tools/bench_table.py,
+# read from results/bench/bench.log, where everything printed also goes).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,9 @@ cd "$(dirname "$0")/.."
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
+# everything printed goes to bench.log too; the table at the end is read from it
+mkdir -p results/bench
+exec > >(tee results/bench/bench.log) 2>&1
 out=results/bench/shift-1d
 echo "== bench 1: 1D Shift, $NP ranks, time against k (seed 000 Eq. 1)"
 mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phases=x \
@@ -87,3 +92,5 @@ echo
 echo "== bench 6: seed 003's copy cost: smpcost's time (target < 120 s), and the exchange model"
 echo "   without and with model.smp against one measured sweep, $NP ranks"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/smpcost_bench.sh results/bench/smpcost
+
+/usr/bin/python3 tools/bench_table.py results/bench/bench.log
