@@ -142,6 +142,7 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
     b->real_bytes = !strcmp(cfg_text(c, "stencil.precision"), "float") ? 4 : 8;
     b->pinned = cfg_bool(c, "stencil.pinned");
     b->threads = (int)cfg_int(c, "stencil.threads");
+    b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
     b->inject_fault = (long)cfg_int(c, "stencil.inject_fault");
     p->verify = cfg_bool(c, "stencil.verify");
     p->calibrate = cfg_bool(c, "stencil.calibrate");

@@ -48,6 +48,20 @@ matrix() { # POLICY DIM PRECISION RANKS PINNED
     fi
 }
 
+# stencil.sweep=full: every sweep on the whole extended subdomain, the same bits
+for dim in 2 3; do
+    out="$TEST_TMP/full-$dim" size=72,40
+    [[ $dim == 3 ]] && size=24,20,18
+    if SHIFTBOX_CUDA_EMU=adversarial "${MPIRUN[@]}" -np 2 "$EMU" stencil -s stencil.backend=cuda \
+        -s stencil.dim="$dim" -s stencil.size=$size -s stencil.sweep=full -s stencil.depth=1-5 \
+        -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=17 \
+        -s stencil.verify=1 --out "$out" >"$out.log" 2>&1 && all_identical "$out" >>"$out.log" 2>&1; then
+        pass "emulated CUDA, stencil.sweep=full, ${dim}D np=2: 0 differing points against the CPU backend"
+    else
+        fail "emulated CUDA, stencil.sweep=full, ${dim}D np=2" "$out.log"
+    fi
+done
+
 for policy in eager adversarial; do
     for dim in 2 3; do
         for prec in float double; do

@@ -42,6 +42,19 @@ expect "an explicit 1 x 4 rank grid (decomp.dims), with warm-up" 0 'verified: tr
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.size=64,64 -s decomp.dims=1,4,1 \
     -s stencil.depth=3 -s stencil.warmup=5 -s stencil.iterations=10 -s stencil.verify=1
 
+# stencil.sweep=full (seed 004's sweeps on the whole extended subdomain): the same bits
+for np in 2 3; do
+    expect "2D and 3D np=$np, stencil.sweep=full: 20 variants bit for bit" 0 'verified: true' -- \
+        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
+            -s stencil.iterations=17 -s stencil.sweep=full ${ALL_VARIANTS[*]} &&
+            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
+            -s stencil.iterations=11 -s stencil.sweep=full ${ALL_VARIANTS[*]}"
+done
+expect "... and a corrupted halo value is caught with full sweeps too (exit 1)" 1 \
+    'verified: false' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=3 \
+    -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 -s stencil.sweep=full
+
 # ---- faults are caught ------------------------------------------------------------
 expect "one corrupted halo value fails verification (exit 1)" 1 'verified: false' \
     'points differ from the single-rank depth-1 run' 'fault injected after exchange 1' -- \

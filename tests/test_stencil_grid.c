@@ -57,6 +57,15 @@ static void test_sweep_regions(void **state)
         assert_int_equal(r2.lo[a], 3);
         assert_int_equal(r2.hi[a], 3 + g.n[a]);
     }
+    /* stencil.sweep = full: every sweep as wide as the first */
+    g.full_sweeps = true;
+    for (int j = 0; j < 3; j++) {
+        struct sbox f = grid_sweep_region(&g, j);
+        for (int a = 0; a < 3; a++) {
+            assert_int_equal(f.lo[a], 1);
+            assert_int_equal(f.hi[a], g.ext[a] - 1);
+        }
+    }
     /* 2D: z is one plane, never grown */
     grid_init(&g, 2, global, dims, coords, 3);
     struct sbox r = grid_sweep_region(&g, 0);

@@ -48,7 +48,7 @@ struct sbox grid_sweep_region(const struct stencil_grid *g, int j)
 {
     struct sbox b;
     for (int a = 0; a < 3; a++) {
-        int grow = a < g->dim ? g->halo[a] - 1 - j : 0;
+        int grow = a < g->dim ? g->halo[a] - 1 - (g->full_sweeps ? 0 : j) : 0;
         b.lo[a] = g->halo[a] - grow;
         b.hi[a] = g->halo[a] + g->n[a] + grow;
     }

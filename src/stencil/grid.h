@@ -21,6 +21,7 @@ struct stencil_grid {
     int origin[3]; /* global coordinate of the first own point */
     int halo[3];   /* d, d, d (or 0 in z for 2D) */
     int ext[3];    /* n + 2 * halo */
+    bool full_sweeps; /* stencil.sweep = full (grid_init sets false: shrink) */
 };
 
 /* Splits `global` points over `parts` ranks as seed 004 sec. 3.1.2 does: the
@@ -38,7 +39,11 @@ void grid_init(struct stencil_grid *g, int dim, const int global[3], const int d
 int grid_check(int dim, const int global[3], const int dims[3], int depth, struct sb_msg *m);
 
 /* The region sweep j (0-based) of d computes: own points plus d - 1 - j halo
- * layers, so that it reads nothing the last exchange did not refresh. */
+ * layers, so that it reads nothing the last exchange did not refresh; with
+ * full_sweeps, for every j, own points plus d - 1 layers (all the array but
+ * its outermost layer, which the stencil reads): a point at layer l > d - 1
+ * - j then holds a value from stale inputs, which no point of a later sweep
+ * that matters reads (seed 004 sec. 3.2.1). */
 struct sbox grid_sweep_region(const struct stencil_grid *g, int j);
 
 /* The first sweep split for overlap: `inner` reads only own points (own

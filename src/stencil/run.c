@@ -33,6 +33,7 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
     int coords[3];
     coords_of_rank(dims, r->rank, coords);
     grid_init(&r->grid, p->dim, p->global, dims, coords, p->depth);
+    r->grid.full_sweeps = p->full_sweeps;
 
     struct stencil_layout l = {
         .dim = p->dim,

@@ -35,6 +35,7 @@ struct stencil_params {
     bool pinned, device_buffers;
     int device_sharers; /* ranks of this node on this rank's GPU (CUDA) */
     int threads;
+    bool full_sweeps;  /* stencil.sweep = full: every sweep on the whole extended subdomain */
     long inject_fault; /* exchange number after which one halo value is corrupted; -1: none */
 };
 
