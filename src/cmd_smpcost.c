@@ -13,8 +13,10 @@
 #include "command.h"
 #include "log.h"
 #include "report.h"
+#include "smp/apps_run.h"
 #include "smp/fit.h"
 #include "smp/locality.h"
+#include "smp/shared.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +56,8 @@ struct smp_plan {
     double max_seconds;
     uint64_t seed;
     char cache_source[128];
+    bool apps[NAPPS]; /* smp.apps */
+    bool any_app;
 };
 
 /* One timed superstep. */
@@ -86,16 +90,7 @@ struct smp_results {
     enum smp_fit_method use; /* smp.fit */
     double pattern_seconds[NPATTERNS], pattern_good[NPATTERNS], pattern_bad[NPATTERNS];
     long pattern_count[NPATTERNS];
-};
-
-/* The shared array and this worker's local memory. */
-struct smp_memory {
-    MPI_Comm comm;
-    MPI_Win win;
-    unsigned *global; /* unsigned: the local computation may wrap around */
-    unsigned *local;
-    size_t global_ints;
-    int me;
+    struct smp_app_runs apps;
 };
 
 /* ---- the machine ------------------------------------------------------------ */
@@ -157,6 +152,10 @@ static int read_plan(struct smp_plan *p, const struct config *c, int nranks, str
         return sb_fail(m, SB_EUSAGE, "smpcost: %d ranks; accepted: at most %d workers", nranks,
                        SMP_MAX_WORKERS);
     p->fit = strcmp(cfg_text(c, "smp.fit"), "paper") ? FIT_SEARCHED : FIT_PAPER;
+    char app[32];
+    for (int i = 0; cfg_choice_item(c, "smp.apps", i, app, sizeof app); i++)
+        for (int a = 0; a < NAPPS; a++)
+            if (!strcmp(app, smp_app_names[a])) p->apps[a] = p->any_app = true;
     p->reps = (int)cfg_int(c, "smpcost.reps");
     p->per_set = (int)cfg_int(c, "smpcost.per_set");
     p->pattern_ints = (long)cfg_int(c, "smpcost.pattern_ints");
@@ -231,7 +230,8 @@ static int memory_init(struct smp_memory *mem, const struct smp_plan *p, MPI_Com
     int unit;
     CHECK_MPI(MPI_Win_shared_query(mem->win, 0, &got, &unit, &mem->global));
     CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, mem->win));
-    mem->local = sb_malloc((size_t)p->tmax * sizeof(int), "a worker's local memory");
+    mem->local_ints = (size_t)p->tmax;
+    mem->local = sb_malloc(mem->local_ints * sizeof(int), "a worker's local memory");
     /* Touch everything once so that no measurement pays for first faults. */
     for (size_t k = (size_t)mem->me; k < mem->global_ints; k += (size_t)p->p)
         mem->global[k] = (unsigned)k;
@@ -250,15 +250,6 @@ static void memory_free(struct smp_memory *mem)
     }
     if (mem->comm != MPI_COMM_NULL && mem->comm) MPI_Comm_free(&mem->comm);
     free(mem->local);
-}
-
-/* A barrier that also orders the shared array's loads and stores. */
-static int fence(struct smp_memory *mem)
-{
-    CHECK_MPI(MPI_Win_sync(mem->win));
-    CHECK_MPI(MPI_Barrier(mem->comm));
-    CHECK_MPI(MPI_Win_sync(mem->win));
-    return SB_OK;
 }
 
 /* ---- supersteps ------------------------------------------------------------ */
@@ -332,17 +323,17 @@ static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const
     int reps = p->reps < 64 ? p->reps : 64;
     for (int r = 0; r < reps; r++) {
         prime(mem, p, a, hr, hw);
-        CHECK(fence(mem));
+        CHECK(smp_fence(mem));
         double t0 = MPI_Wtime();
         copy_in(mem, p, a, hr);
-        CHECK(fence(mem));
+        CHECK(smp_fence(mem));
         double t1 = MPI_Wtime();
         for (long k = 0; k < hr; k++) /* the local computation: not timed */
             mem->local[k] += 1;
-        CHECK(fence(mem));
+        CHECK(smp_fence(mem));
         double t2 = MPI_Wtime();
         copy_out(mem, p, a, hw);
-        CHECK(fence(mem));
+        CHECK(smp_fence(mem));
         t[r] = (t1 - t0) + (MPI_Wtime() - t2);
     }
     qsort(t, (size_t)reps, sizeof *t, compare_double);
@@ -572,6 +563,26 @@ static int measure_patterns(struct smp_memory *mem, const struct smp_plan *p, st
     return SB_OK;
 }
 
+/* ---- seed 003's applications (smp.apps) ---------------------------------------------- */
+
+/* Good: the good family's HrHwM-c; Bad: the bad family's HrHwM (seed 003
+ * Tables 9-11), both of the predicting fit. */
+static void predict_app(const void *ctx, double hr, double hw, double M, double *good, double *bad)
+{
+    const struct smp_results *r = ctx;
+    long h = (long)(hr > hw ? hr : hw);
+    *good = fitted_predict(FN_HRHWMC, &r->fit[r->use][MODE_GOOD][FN_HRHWMC], h, hr, hw, M);
+    *bad = fitted_predict(FN_HRHWM, &r->fit[r->use][MODE_BAD][FN_HRHWM], h, hr, hw, M);
+}
+
+static int measure_apps(struct smp_memory *mem, const struct smp_plan *p, struct smp_results *r)
+{
+    long ns[64];
+    int nn = smp_app_sizes(p->p, p->per_set, (double)p->cache_ints / 524288.0, ns);
+    return smp_apps_measure(mem, p->p, p->apps, ns, nn, p->seed, MPI_Wtime() + p->max_seconds,
+                            &r->apps);
+}
+
 /* Where t lies between the good (0) and the bad (1) prediction. */
 static double locality_score(double t, double good, double bad)
 {
@@ -715,6 +726,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
     cJSON_AddNumberToObject(acc, "target", ACCURACY_TARGET);
     cJSON_AddNumberToObject(acc, "good_HrHwM-c_average", r->fit[r->use][MODE_GOOD][FN_HRHWMC].avg);
     cJSON_AddNumberToObject(acc, "bad_HrHwM_average", r->fit[r->use][MODE_BAD][FN_HRHWM].avg);
+    if (p->any_app) cJSON_AddItemToObject(res, "apps", smp_apps_json(&r->apps));
     cJSON *pats = cJSON_AddArrayToObject(res, "patterns");
     for (int pat = 0; pat < NPATTERNS; pat++) {
         cJSON *o = cJSON_CreateObject();
@@ -752,7 +764,12 @@ static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
         }
         fprintf(csv.f, "\n");
     }
-    return report_text_commit(&csv, ctx->out_dir, "smpcost.csv");
+    CHECK(report_text_commit(&csv, ctx->out_dir, "smpcost.csv"));
+    if (!p->any_app) return SB_OK;
+    struct report_text apps;
+    CHECK(report_text_open(&apps));
+    smp_apps_csv(&r->apps, apps.f);
+    return report_text_commit(&apps, ctx->out_dir, "smpcost-apps.csv");
 }
 
 /* Seed 003's accuracy (Tables 5-8: HrHwM-c and HrHwM within 5-7 % on
@@ -791,6 +808,7 @@ int cmd_smpcost(struct run_ctx *ctx)
     if (rc == SB_OK) {
         fit_families(&p, &r);
         rc = measure_patterns(&mem, &p, &r);
+        if (rc == SB_OK && p.any_app) rc = measure_apps(&mem, &p, &r);
     }
     if (rc == SB_OK) {
         log_info("%d supersteps timed, %d skipped (beyond the bad-mode array or the time limit)",
@@ -798,6 +816,7 @@ int cmd_smpcost(struct run_ctx *ctx)
         print_fits(&r, r.use);
         print_fits(&r, (enum smp_fit_method) !r.use);
         print_patterns(&r);
+        if (p.any_app) smp_apps_report(&r.apps, predict_app, &r);
         const enum smp_function *best = r.best[r.use];
         const struct smp_fitted *good = &r.fit[r.use][MODE_GOOD][best[MODE_GOOD]],
                                 *bad = &r.fit[r.use][MODE_BAD][best[MODE_BAD]];
@@ -813,12 +832,22 @@ int cmd_smpcost(struct run_ctx *ctx)
                       "smpcost.max_seconds or smpcost.per_set");
             rc = SB_EVERIFY;
         }
+        for (int app = 0; app < NAPPS; app++)
+            if (r.apps.sorted[app] != r.apps.runs[app]) {
+                log_error("smpcost: the %s sort left keys out of order or lost some in %d of %d "
+                          "runs (smp.apps)",
+                          smp_app_names[app], r.apps.runs[app] - r.apps.sorted[app],
+                          r.apps.runs[app]);
+                rc = SB_EVERIFY;
+            }
         if (ctx->out_dir && ctx->rank == 0 && write_outputs(ctx, &p, &r) != SB_OK) rc = SB_ERUNTIME;
         if (ctx->out_dir && rc != SB_ERUNTIME)
-            log_info("results: %s/summary.json, %s/smpcost.csv", ctx->out_dir, ctx->out_dir);
+            log_info("results: %s/summary.json, %s/smpcost.csv%s%s", ctx->out_dir, ctx->out_dir,
+                     p.any_app ? ", " : "", p.any_app ? "smpcost-apps.csv" : "");
     }
     if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
     free(r.samples);
+    smp_apps_free(&r.apps);
     memory_free(&mem);
     return rc;
 }

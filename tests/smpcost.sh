@@ -77,6 +77,25 @@ expect "smpcost_accuracy.py: averages of 8 % pass" 0 'smp.fit = paper: HrHwM-c \
 expect "... averages of 20 % fail (exit 1)" 1 'smp.fit = paper misses: an average above 15 %' -- \
     $PY "$ROOT/tools/smpcost_accuracy.py" "$TEST_TMP/acc-0.20"
 
+# ---- seed 003's application check (smp.apps): the radix sort in the interval ----
+expect "smp.apps=radix: Table 9 in form, every run sorted" 0 \
+    'radix sort \(seed 003 sec. 5, Table 9 in form\): 9 runs' \
+    '1 +count elts +n/p, 64, n \+ 64p +54 ' '4 +move elts' 'keys sorted in 9 of 9 runs' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smp.apps=radix --out "$TEST_TMP/apps"
+expect "... smpcost-apps.csv (24 supersteps a run), summary.json's apps, the Fig. 3 plot" 0 \
+    'wrote .*smpcost-apps.png' -- bash -c "
+    [[ \$(wc -l <'$TEST_TMP/apps/smpcost-apps.csv') -eq \$((9 * 24 + 1)) ]] &&
+    $PY -c \"
+import json
+a = json.load(open('$TEST_TMP/apps/summary.json'))['smpcost']['apps'][0]
+assert a['app'] == 'radix' and a['runs'] == a['sorted_runs'] == 9
+assert [s['superstep'] for s in a['supersteps']] == ['count elts', 'prefix sum', 'add offsets', 'move elts']
+assert all(s['count'] == 54 for s in a['supersteps'])\" &&
+    $PY '$ROOT/tools/schema_check.py' '$TEST_TMP/apps/summary.json' >/dev/null &&
+    $PY '$ROOT/tools/plot_smpcost.py' '$TEST_TMP/apps' --out '$TEST_TMP/apps-plot'"
+expect "smp.apps=sample: not built yet, exit 2 naming the key" 2 'smp.apps' -- \
+    "$SHIFTBOX" smpcost -s smp.apps=sample
+
 # ---- the copy cost in the exchange model ------------------------------------------
 hockney=$ROOT/docs/results/hockney-2ranks.json
 MODEL=(-s model.hockney="$hockney" -s model.dims=2,1,1 -s exchange.phases=x -s exchange.k=1,4

@@ -5,7 +5,9 @@ best function and the BSP-like H, every suite, on log-log axes with the
 line of perfect prediction.
 
 usage: tools/plot_smpcost.py results/smpcost [--out DIR]
-   (the folder of smpcost --out, holding summary.json and smpcost.csv)
+   (the folder of smpcost --out, holding summary.json and smpcost.csv; with
+   smpcost-apps.csv (smp.apps) also smpcost-apps.png, like seed 003 Fig. 3:
+   each application's copy time against n between Good and Bad)
 """
 import argparse
 import csv
@@ -29,6 +31,38 @@ def load(folder):
         sys.exit(f"plot_smpcost.py: {folder}: {e}; accepted: a folder written by "
                  "shiftbox smpcost --out DIR")
     return summary, rows
+
+
+def plot_apps(rows, summary, folder, out):
+    """Seed 003 Fig. 3: each application's measured copy time against n,
+    with the summed Good and Bad predictions (smp.apps)."""
+    apps = sorted({r["app"] for r in rows})
+    fig, axes = plt.subplots(1, len(apps), figsize=(6 * len(apps), 4.5), squeeze=False)
+    for ax, app in zip(axes[0], apps):
+        runs = {}
+        for r in rows:
+            if r["app"] == app:
+                t = runs.setdefault(int(r["n"]), [0.0, 0.0, 0.0])
+                t[0] += float(r["measured_s"])
+                t[1] += float(r["good_s"])
+                t[2] += float(r["bad_s"])
+        ns = sorted(runs)
+        for i, (label, style) in enumerate((("measured", "o-"), ("Good (HrHwM-c)", "s--"),
+                                            ("Bad (HrHwM)", "^--"))):
+            ax.plot(ns, [1e3 * runs[n][i] for n in ns], style, ms=3, label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n, keys")
+        ax.set_ylabel("copies of all supersteps, ms")
+        ax.set_title(f"{app} sort", fontsize=10)
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(f"smpcost applications (seed 003 Fig. 3): {summary['workers']} workers\n"
+                 f"{run_label(folder)}", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "smpcost-apps.png")
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 def main():
@@ -70,6 +104,9 @@ def main():
     path = os.path.join(out, "smpcost.png")
     fig.savefig(path, dpi=120)
     print(f"wrote {path}")
+    apps_csv = os.path.join(a.folder, "smpcost-apps.csv")
+    if os.path.exists(apps_csv):
+        plot_apps(list(csv.DictReader(open(apps_csv))), summary, a.folder, out)
     for family in ("good", "bad"):
         for f in summary[family]["functions"]:
             if f["fitted"]:
