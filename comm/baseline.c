@@ -14,7 +14,9 @@
  *                      distributed graph of the distinct peers (MPI-3)
  *   baseline-staged    LAMMPS's staged swaps (Comm::borders): dimension after
  *                      dimension, layer after layer, the slab gathered so far
- *                      with one MPI_Sendrecv to the right and one to the left */
+ *                      with one MPI_Sendrecv to the right and one to the left;
+ *                      on a ring of one a copy (LAMMPS's sendproc == me, as the
+ *                      Shift does): the Shift's blocks, without its rendezvous */
 #include "exchange.h"
 #include "../src/log.h"
 
@@ -187,6 +189,11 @@ static int staged_run(struct exchange *x, const struct payload *own, struct slot
         int left, right;
         CHECK_MPI(MPI_Cart_shift(comm, d, 1, &left, &right));
         for (int j = 1; j <= out->k[d]; j++) {
+            if (x->topo->dims[d] == 1) { /* its own images */
+                memcpy(slab(out, d, -j), slab(out, d, -(j - 1)), (size_t)block);
+                memcpy(slab(out, d, j), slab(out, d, j - 1), (size_t)block);
+                continue;
+            }
             CHECK_MPI(MPI_Sendrecv(slab(out, d, -(j - 1)), block, MPI_BYTE, right, 2 * d,
                                    slab(out, d, -j), block, MPI_BYTE, left, 2 * d, comm,
                                    MPI_STATUS_IGNORE));

@@ -45,7 +45,7 @@ struct plan {
     bool all_grids;
     bool deliver_all;
     long repetitions, warmup, interleave;
-    long batch; /* exchanges per timed sample */
+    long batch;                                  /* exchanges per timed sample */
     long inject_rank;                            /* -1: no fault */
     const exchange_ops *inject[MAX_MODULES + 1]; /* the modules it hits */
     bool inject_hashes;                          /* after the byte check, before hashing */
@@ -53,7 +53,8 @@ struct plan {
     const char *statistic; /* stats.statistic */
     uint64_t seed;
     bool slot_hashes;
-    bool verify; /* exchange.verify: check every byte (0: timings only, e.g. SMPI's shared malloc) */
+    bool
+        verify; /* exchange.verify: check every byte (0: timings only, e.g. SMPI's shared malloc) */
 };
 
 /* One sweep point: a module on one grid at one k, payload kind and size. */
@@ -134,7 +135,10 @@ static int read_baselines(struct plan *p, const struct config *c, struct sb_msg 
     char name[64];
     for (int i = 0; cfg_choice_item(c, "exchange.baseline", i, name, sizeof name); i++) {
         if (!strcmp(name, "none")) continue;
-        if (p->kinds[true])
+        bool varied = false;
+        for (int k = 0; k < p->nkinds; k++)
+            varied = varied || p->kinds[k];
+        if (varied)
             return sb_fail(m, SB_EUSAGE,
                            "exchange.baseline = %s: the baselines serve uniform payloads only; "
                            "accepted: exchange.payload = uniform, or exchange.baseline = none",
@@ -709,6 +713,13 @@ static void compare_modules(struct point *pts, int npoints, int nmodules)
 /* With a model: the relative error of stats.statistic against the prediction,
  * and whether the prediction lies within one standard deviation of the
  * mean (seed 000 Table 2's columns). */
+/* The point has a prediction: model.hockney is set and its module a model
+ * (the baselines have none). */
+static bool has_prediction(const struct plan *p, const struct point *pt)
+{
+    return p->have_model && pt->predicted > 0;
+}
+
 static double prediction_error(const struct point *pt)
 {
     return pt->predicted > 0 ? (pt->statistic - pt->predicted) / pt->predicted : 0.0;
@@ -730,7 +741,7 @@ static void print_table_header(bool model)
 
 static void print_point(const struct plan *p, const struct point *pt)
 {
-    bool model = p->have_model;
+    bool model = has_prediction(p, pt);
     const struct stats *s = &pt->all, *f = &pt->filtered;
     double ratio = pt->slot_bytes_max > 0 ? pt->buffer_peak_max / pt->slot_bytes_max : 0.0;
     const char *verdict = !p->verify           ? "off"
@@ -742,6 +753,8 @@ static void print_point(const struct plan *p, const struct point *pt)
     if (model)
         snprintf(prediction, sizeof prediction, " | %10.3f %6.1f %3s", pt->predicted * 1e6,
                  prediction_error(pt) * 100, within_one_sd(pt) ? "yes" : "no");
+    else if (p->have_model) /* a baseline: no model */
+        snprintf(prediction, sizeof prediction, " | %10s %6s %3s", "-", "-", "-");
     log_info("%-17s %3d %8lld %-7s %6zu %10.3f %10.3f %10.3f %10.3f %9.3f %6.2f %6.3f | %6zu "
              "%10.3f %9.3f | %5.0f %10.0f %9.2f%s %s",
              name, pt->k, pt->bytes, pt->varied ? "varied" : "uniform", s->n, s->min * 1e6,
@@ -785,7 +798,7 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddBoolToObject(o, "modules_agree", pt->modules_agree);
     cJSON_AddNumberToObject(o, "wrong_bytes", (double)pt->wrong_total);
     if (p->verify) cJSON_AddBoolToObject(o, "verified", point_passed(pt));
-    if (p->have_model) {
+    if (has_prediction(p, pt)) {
         cJSON_AddNumberToObject(o, "predicted_s", pt->predicted);
         cJSON_AddNumberToObject(o, "prediction_error", prediction_error(pt));
         cJSON_AddStringToObject(o, "compared_statistic", p->statistic);
@@ -823,7 +836,7 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
     fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d,%d", pt->mean_messages, pt->mean_bytes_sent,
             pt->buffer_peak_max, pt->slot_bytes_max, (unsigned long long)pt->digest,
             pt->wrong_total, p->verify && point_passed(pt), pt->automatic);
-    if (p->have_model) /* empty without a model, so that every file has the same columns */
+    if (has_prediction(p, pt)) /* empty without one, so that every file has the same columns */
         fprintf(f, ",%.9e,%.6e,%d", pt->predicted, prediction_error(pt), within_one_sd(pt));
     else
         fprintf(f, ",,,");
@@ -833,8 +846,8 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
 static int write_outputs(struct run_ctx *ctx, const struct plan *p, struct results *r,
                          bool verified, int exit_code)
 {
-    cJSON *root =
-        report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
+    cJSON *root = report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks,
+                                       &ctx->timer, &ctx->placement);
     cJSON_AddStringToObject(root, "verification", p->verify ? "every byte" : "off");
     if (p->verify) cJSON_AddBoolToObject(root, "verified", verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);

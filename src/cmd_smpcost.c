@@ -777,6 +777,11 @@ static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
 static void print_accuracy(const struct smp_results *r)
 {
     for (int method = 0; method < NFITS; method++) {
+        if (!r->fit[method][MODE_GOOD][FN_HRHWMC].ok || !r->fit[method][MODE_BAD][FN_HRHWM].ok) {
+            log_info("accuracy (smp.fit = %s): HrHwM-c or HrHwM not fitted (too few supersteps)",
+                     fit_names[method]);
+            continue;
+        }
         double good = r->fit[method][MODE_GOOD][FN_HRHWMC].avg,
                bad = r->fit[method][MODE_BAD][FN_HRHWM].avg;
         log_info("accuracy (smp.fit = %s): HrHwM-c (good) average %.1f%%, HrHwM (bad) average "

@@ -248,8 +248,9 @@ const struct key_spec config_keys[] = {
     {"stencil", "sweep", KEY_CHOICE, "shrink", NO_INT, NO_REAL, "shrink|full",
      "shrink: sweep j after an exchange computes the own points and d - 1 - j halo layers, "
      "what the later sweeps still read; full: every sweep computes the whole halo-extended "
-     "subdomain (seed 004 sec. 3.2.1, 3.4.1), points whose inputs are stale included, which "
-     "no own point then reads; the own points are the same bits either way"},
+     "subdomain but its outermost layer (seed 004 sec. 3.2.1, 3.4.1), points whose inputs are "
+     "stale included, which no own point then reads; the own points are the same bits either "
+     "way"},
     {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,
      "1: compute the interior while the halo travels, then the outer frame (seed 004 "
      "Listing 10); 0,1 runs both"},

@@ -144,6 +144,9 @@ if have_h5py; then
     expect "... also on another rank grid (the rows read in blocks)" 3 \
         'velocity/value: its rows do not match their digest' -- \
         "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md"
+    expect "... and on 3 ranks, whose digests add up across ranks" 3 \
+        'velocity/value: its rows do not match their digest' -- \
+        "${MPIRUN[@]}" -np 3 "$SHIFTBOX" md "${LJ[@]}" --restart "$T/corrupt.h5md"
     cp "$T/ck/md-00000050.h5md" "$T/corrupt-exact.h5md"
     flip_byte "$T/corrupt-exact.h5md" parameters/restart/position_at_build >/dev/null
     expect "... also in the exact-restart data" 3 'position_at_build: its rows do not match' -- \

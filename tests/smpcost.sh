@@ -72,7 +72,7 @@ for fam in ('good', 'bad'):
         f['average_relative_error'] = $avg
 json.dump(s, open('$TEST_TMP/acc-$avg/summary.json', 'w'))"
 done
-expect "smpcost_accuracy.py: averages of 8 % pass" 0 'smp.fit = paper: HrHwM-c \(good\) 8.0 %' -- \
+expect "smpcost_accuracy.py: averages of 8 % pass" 0 'smp.fit = paper: HrHwM-c \(good\) 8.00 %' -- \
     $PY "$ROOT/tools/smpcost_accuracy.py" "$TEST_TMP/acc-0.08"
 expect "... averages of 20 % fail (exit 1)" 1 'smp.fit = paper misses: an average above 15 %' -- \
     $PY "$ROOT/tools/smpcost_accuracy.py" "$TEST_TMP/acc-0.20"

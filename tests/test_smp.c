@@ -183,6 +183,24 @@ static void test_copy_model(void **state)
     /* 800 bytes: 200 integers read and written, L left out: 600 ns */
     assert_true(fabs(smp_copy_time(&c, 800) - 600e-9) < 1e-15);
     assert_true(smp_copy_time(&c, 0) == 0);
+    /* smp.fit = paper: R0's coefficients up to r0_max_h integers, R1's beyond */
+    f = fopen(path, "w");
+    fprintf(f, "{\"smpcost\": {\"workers\": 2, \"good\": {\"best\": \"HrHw\", \"functions\": ["
+               "{\"function\": \"HrHw\", \"coefficients_s\": {\"L\": 1e-6, \"g_hr\": 1e-9, "
+               "\"g_hw\": 2e-9}, \"r0_max_h\": 1000, \"r1_coefficients_s\": {\"L\": 5e-6, "
+               "\"g_hr\": 4e-9, \"g_hw\": 4e-9}}]}}}");
+    fclose(f);
+    assert_int_equal(smp_copy_load(&c, path, &m), SB_OK);
+    assert_true(fabs(smp_copy_time(&c, 4000) - 3000e-9) < 1e-15); /* 1000 integers: R0 */
+    assert_true(fabs(smp_copy_time(&c, 4004) - 8008e-9) < 1e-15); /* 1001: R1 */
+    f = fopen(path, "w"); /* R1 without its boundary: refused */
+    fprintf(f, "{\"smpcost\": {\"workers\": 2, \"good\": {\"best\": \"HrHw\", \"functions\": ["
+               "{\"function\": \"HrHw\", \"coefficients_s\": {\"L\": 1e-6, \"g_hr\": 1e-9, "
+               "\"g_hw\": 2e-9}, \"r1_coefficients_s\": {\"L\": 5e-6, \"g_hr\": 4e-9, "
+               "\"g_hw\": 4e-9}}]}}}");
+    fclose(f);
+    assert_int_equal(smp_copy_load(&c, path, &m), SB_EUSAGE);
+    assert_non_null(strstr(m.text, "r0_max_h"));
     f = fopen(path, "w");
     fprintf(f, "{\"smpcost\": {\"workers\": 2}}");
     fclose(f);

@@ -9,11 +9,13 @@ took turns on the same boxes and payloads, every byte verified.  For each
 point (grid, team size, k, bytes) prints the fastest baseline and each
 module's time over it; a ratio above --target is marked '*'.  Two more
 columns take the Shift apart: shift / baseline-staged is what the
-rendezvous costs (baseline-staged moves the Shift's very messages, in the
-same order, with MPI_Sendrecv instead of MPI_Ssend and MPI_Recv), and
-baseline-staged / best what the Shift's data flow costs against one
-message per distinct peer (on small grids it forwards periodic images that
-direct copies locally: see the bytes each sent).  Ends with, per module,
+rendezvous costs (baseline-staged moves the Shift's blocks, a ring of one
+copied as the Shift does, with one MPI_Sendrecv each way per layer where
+the Shift makes MPI_Ssend / MPI_Recv pairs, its k right hops before its k
+left ones), and baseline-staged / best what the Shift's data flow costs
+against one message per distinct peer (on small grids it forwards periodic
+images through MPI that the others copy in memory: the last column is the
+bytes the Shift sends over the best baseline's).  Ends with, per module,
 how many points meet the target.
 """
 import argparse
@@ -48,7 +50,7 @@ def main():
     head = f"{'grid':>7} {'c':>2} {'k':>2} {'bytes':>7} {'best':>17} {'best_us':>9} "
     head += " ".join(f"{m:>12}" for m in modules)
     if split:
-        head += f" {'shift/staged':>12} {'staged/best':>11} {'staged_B/best_B':>15}"
+        head += f" {'shift/staged':>12} {'staged/best':>11} {'shift_B/best_B':>14}"
     print(head)
     met = defaultdict(int)
     for key in sorted(times):
@@ -68,8 +70,8 @@ def main():
         line += " ".join(cells)
         if split:
             staged = row["baseline-staged"]
-            moved = sent[key]["baseline-staged"] / max(sent[key][best], 1.0)
-            line += f" {row['shift'] / staged:>12.2f} {staged / ref:>11.2f} {moved:>15.0f}"
+            moved = sent[key]["shift"] / max(sent[key][best], 1.0)
+            line += f" {row['shift'] / staged:>12.2f} {staged / ref:>11.2f} {moved:>14.0f}"
         print(line)
     print("# within the target: " + ", ".join(f"{m} {met[m]} of {sum(m in r for r in times.values())}"
                                              for m in modules))

@@ -42,9 +42,7 @@ cd "$(dirname "$0")/.."
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
-# everything printed goes to bench.log too; the table at the end is read from it
-mkdir -p results/bench
-exec > >(tee results/bench/bench.log) 2>&1
+benches() {
 out=results/bench/shift-1d
 echo "== bench 1: 1D Shift, $NP ranks, time against k (seed 000 Eq. 1)"
 mpirun -np "$NP" "$SHIFTBOX" exchange -s decomp.dims="$NP",1,1 -s exchange.phases=x \
@@ -92,5 +90,10 @@ echo
 echo "== bench 6: seed 003's copy cost: smpcost's time (target < 120 s), and the exchange model"
 echo "   without and with model.smp against one measured sweep, $NP ranks"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/smpcost_bench.sh results/bench/smpcost
+}
 
+# everything printed goes to bench.log too; the table at the end is read
+# from it once the benchmarks (and tee) are done
+mkdir -p results/bench
+benches 2>&1 | tee results/bench/bench.log
 /usr/bin/python3 tools/bench_table.py results/bench/bench.log

@@ -128,12 +128,19 @@ def measure(program, d):
     if program.startswith("lammps"):
         log = open(f"{d}/log.lammps").read()
         loop = re.search(r"Loop time of ([0-9.eE+-]+) on \d+ procs for (\d+) steps with (\d+) atoms", log)
-        row = re.search(r"Step Temp PotEng KinEng TotEng Press\s*\n\s*0 (\S+) (\S+) (\S+) (\S+) (\S+)", log)
+        row = re.search(r"Step\s+Temp\s+PotEng\s+KinEng\s+TotEng\s+Press\s*\n\s*0\s+(\S+)\s+(\S+)"
+                        r"\s+(\S+)\s+(\S+)\s+(\S+)", log)
+        if not loop or not row:
+            sys.exit(f"md_peers: {d}/log.lammps has no step-0 thermo line or loop time this script "
+                     "reads (another LAMMPS version?)")
         t, u, ke, e, p = map(float, row.groups())
         return int(loop.group(3)) * int(loop.group(2)) / float(loop.group(1)), \
             {"T": t, "U": u, "P": p, "E": e}
     perf = re.search(r"^\d+ \d+ \d+ \d+ \S+ \S+ \S+ \S+ \S+ (\S+) \S+ PERF_SUMMARY", text, re.M)
-    row = re.search(r"^0 (\S+) (\S+) (\S+)", text.split("# Timestep T U P Time")[1].strip(), re.M)
+    parts = text.split("# Timestep T U P Time")
+    row = re.search(r"^0 (\S+) (\S+) (\S+)", parts[1].strip(), re.M) if len(parts) > 1 else None
+    if not perf or not row:
+        sys.exit(f"md_peers: {d}/out.log has no step-0 line or PERF_SUMMARY this script reads")
     return float(perf.group(1)), {"T": float(row.group(1)), "U": float(row.group(2)),
                                   "P": float(row.group(3))}
 

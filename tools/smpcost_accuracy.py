@@ -36,8 +36,8 @@ def main():
         sys.exit(f"smpcost_accuracy: {args.dir}/summary.json: {e}")
     fits = [(smp["fit"], averages(smp)), (smp["other_fit"]["fit"], averages(smp["other_fit"]))]
     for i, (name, (good, bad)) in enumerate(fits):
-        print(f"smp.fit = {name}{'' if i == 0 else ' (beside)'}: HrHwM-c (good) {100 * good:.1f} %, "
-              f"HrHwM (bad) {100 * bad:.1f} % average on the validation suites "
+        print(f"smp.fit = {name}{'' if i == 0 else ' (beside)'}: HrHwM-c (good) {100 * good:.2f} %, "
+              f"HrHwM (bad) {100 * bad:.2f} % average on the validation suites "
               f"(target 10 %, the paper 1.4-6.9 %)")
     good, bad = fits[0][1]
     if max(good, bad) * 100 > args.fail_above:

@@ -6,7 +6,7 @@
  * Files are written collectively (MPI-IO, collective transfers: the only
  * way parallel HDF5 writes filtered datasets) and read independently, so
  * that a rank that meets a bad chunk fails alone and the others are not
- * left waiting in a collective read.  Metadata use the 1.8 file format,
+ * left waiting in a collective read.  Metadata use the 1.10 file format,
  * whose object headers carry checksums too.  Every dataset is chunked, with
  * the Fletcher32 filter unless its writer keeps its own digest
  * (row_digest.h: the particle tables of an MD checkpoint). */

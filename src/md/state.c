@@ -592,7 +592,9 @@ static int check_row_digests(struct h5_file *f, uint64_t sums[ROW_TABLES], MPI_C
     hid_t restart = -1;
     int64_t stored[ROW_TABLES];
     int rc = h5_open_group(f, f->id, "parameters/restart", &restart);
-    if (rc == SB_OK && H5Aexists(restart, ROW_DIGESTS_ATTR) <= 0)
+    htri_t has = rc == SB_OK ? H5Aexists(restart, ROW_DIGESTS_ATTR) : 1;
+    if (has < 0) rc = h5_error(f, "parameters/restart row_digests");
+    if (rc == SB_OK && has == 0)
         rc = sb_fail(f->m, SB_EUSAGE,
                      "checkpoint.restart = %s: no /parameters/restart %s (written by a ShiftBox "
                      "from before checkpoints carried row digests); accepted: a checkpoint "

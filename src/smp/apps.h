@@ -30,11 +30,11 @@ extern const char *const smp_app_names[NAPPS];
 
 struct smp_app {
     enum smp_app_kind kind;
-    long n;     /* keys */
-    int w, p;   /* this worker, of p */
+    long n;            /* keys */
+    int w, p;          /* this worker, of p */
     long first, count; /* this worker's keys */
-    int step;   /* supersteps done */
-    size_t *idx;         /* indices of the current copy-in or copy-out */
+    int step;          /* supersteps done */
+    size_t *idx;       /* indices of the current copy-in or copy-out */
     size_t cap;
 };
 

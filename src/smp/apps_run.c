@@ -13,7 +13,8 @@ int smp_app_sizes(int p, int per_set, double scale, long *out)
     for (int i = 1; i <= per_set; i++)
         out[n++] = (long)(scale * 50000.0 * p * 10.0 * i / per_set);
     for (int i = 0; i < per_set; i++)
-        out[n++] = (long)(scale * (550000.0 + 150000.0 * p * 9.0 * i / (per_set > 1 ? per_set - 1 : 1)));
+        out[n++] =
+            (long)(scale * (550000.0 + 150000.0 * p * 9.0 * i / (per_set > 1 ? per_set - 1 : 1)));
     int kept = 0; /* N0's last is N1's first: once */
     for (int i = 0; i < n; i++) {
         long v = out[i] < p ? p : out[i];
@@ -94,8 +95,8 @@ static int run_app(struct smp_memory *mem, int p, enum smp_app_kind app, long n,
     return SB_OK;
 }
 
-int smp_apps_measure(struct smp_memory *mem, int p, const bool apps[NAPPS], const long *ns,
-                     int nn, uint64_t seed, double deadline, struct smp_app_runs *runs)
+int smp_apps_measure(struct smp_memory *mem, int p, const bool apps[NAPPS], const long *ns, int nn,
+                     uint64_t seed, double deadline, struct smp_app_runs *runs)
 {
     memset(runs, 0, sizeof *runs);
     for (int app = 0; app < NAPPS; app++) {

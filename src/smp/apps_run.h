@@ -42,8 +42,8 @@ int smp_app_sizes(int p, int per_set, double scale, long *out);
  * worker's local memory, or comes after `deadline` (MPI_Wtime), is
  * skipped and counted.  A run whose keys end unsorted is reported in
  * runs->sorted (worker 0 checks; all agree). */
-int smp_apps_measure(struct smp_memory *mem, int p, const bool apps[NAPPS], const long *ns,
-                     int nn, uint64_t seed, double deadline, struct smp_app_runs *runs);
+int smp_apps_measure(struct smp_memory *mem, int p, const bool apps[NAPPS], const long *ns, int nn,
+                     uint64_t seed, double deadline, struct smp_app_runs *runs);
 
 /* The Good and Bad predictions of a superstep of counts hr, hw, M. */
 typedef void (*smp_predictor)(const void *ctx, double hr, double hw, double M, double *good,

@@ -56,7 +56,11 @@ static int read_function(struct smp_copy *c, const cJSON *f, const char *path, s
     c->split = cJSON_IsNumber(split) ? (long)split->valuedouble : 0;
     const cJSON *r1 = cJSON_GetObjectItemCaseSensitive(f, "r1_coefficients_s");
     c->sets = cJSON_IsObject(r1);
-    return c->sets ? read_coefficients(c, r1, c->coef_r1, path, m) : SB_OK;
+    if (!c->sets) return SB_OK;
+    const cJSON *r0_max = cJSON_GetObjectItemCaseSensitive(f, "r0_max_h");
+    if (!cJSON_IsNumber(r0_max)) return bad_file(m, path, "R1 coefficients without r0_max_h");
+    c->r0_max = (long)r0_max->valuedouble;
+    return read_coefficients(c, r1, c->coef_r1, path, m);
 }
 
 int smp_copy_load(struct smp_copy *c, const char *path, struct sb_msg *m)
@@ -87,7 +91,7 @@ double smp_copy_time(const struct smp_copy *c, double bytes)
     if (!c->have || bytes <= 0) return 0;
     double ints = bytes / (double)sizeof(int);
     struct smp_features f = smp_features_counts(ints, ints, 2.0 * ints * c->workers, c->split);
-    const double *coef = c->sets && ints > (double)c->split ? c->coef_r1 : c->coef;
+    const double *coef = c->sets && ints > (double)c->r0_max ? c->coef_r1 : c->coef;
     double t = smp_predict(c->function, coef, &f) - coef[0];
     return t > 0 ? t : 0;
 }

@@ -16,9 +16,10 @@ struct smp_copy {
     bool have;
     enum smp_function function;
     double coef[SMP_MAX_TERMS];
-    double coef_r1[SMP_MAX_TERMS]; /* smp.fit = paper: R1's (h > split), coef being R0's */
+    double coef_r1[SMP_MAX_TERMS]; /* smp.fit = paper: R1's (h > r0_max), coef being R0's */
     bool sets;
-    long split;
+    long r0_max; /* the R0/R1 boundary when sets */
+    long split;  /* HrHwM-c's cache split */
     int workers;
     char source[256];
 };
