@@ -47,12 +47,12 @@ done
 
 # The hand-written baselines (comm/baseline.c) on the same shapes' extremes:
 # one box, rings of two and three, a plane, a cube; their slots must hash
-# like the modules'.
+# like the reference's (direct) and the Shift's.
 for entry in 1:1,1,1 2:2,1,1 3:3,1,1 4:2,2,1 6:3,2,1 8:2,2,2; do
     np=${entry%%:*} dims=${entry#*:}
-    expect "baselines beside all modules np=$np dims=$dims k=1-3 bytes=0,1,4096" 0 \
+    expect "baselines beside direct and shift np=$np dims=$dims k=1-3 bytes=0,1,4096" 0 \
         'verified: true' -- "${MPIRUN[@]}" -np "$np" "$SHIFTBOX" exchange -s decomp.dims="$dims" \
-        -s exchange.module=all -s exchange.baseline=all -s exchange.k=1-3 \
+        -s exchange.module=direct,shift -s exchange.baseline=all -s exchange.k=1-3 \
         -s exchange.bytes=0,1,4096 -s exchange.repetitions=2 -s exchange.warmup=1
 done
 

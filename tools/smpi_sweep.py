@@ -41,6 +41,7 @@ import csv
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -114,11 +115,17 @@ def predict(rows, outdir, statistic):
 
 
 def run(cmd, log, timeout):
+    """Runs cmd in its own process group; past the timeout the whole group
+    goes (smpirun's smpimain too: killing the wrapper alone left simulations
+    running on after their sweep had given up on them)."""
     start = time.time()
     with open(log, "w") as f:
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+            rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             rc = "timeout"
     return rc, time.time() - start
 
