@@ -210,22 +210,22 @@ static void test_copy_model(void **state)
     assert_int_equal(smp_copy_load(&c, path, &m), SB_EUSAGE);
 }
 
-/* The radix sort's supersteps run in BSP order without MPI: every worker's
+/* An application's supersteps run in BSP order without MPI: every worker's
  * copy-in, then every worker's computation and copy-out. */
-static void run_radix(long n, int p, uint64_t seed, unsigned *global)
+static void run_app(enum smp_app_kind kind, long n, int p, uint64_t seed, unsigned *global)
 {
     struct smp_app a[8];
     unsigned *local[8];
     size_t nread[8];
     for (int w = 0; w < p; w++) {
-        assert_true(smp_app_init(&a[w], APP_RADIX, n, w, p, seed, global));
-        local[w] = calloc(smp_app_local_ints(APP_RADIX, n, p), sizeof(unsigned));
+        assert_true(smp_app_init(&a[w], kind, n, w, p, seed, global));
+        local[w] = calloc(smp_app_local_ints(kind, n, p), sizeof(unsigned));
     }
     for (int step = 0; step < smp_app_steps(&a[0]); step++) {
         for (int w = 0; w < p; w++) {
             const size_t *idx;
             nread[w] = smp_app_reads(&a[w], &idx);
-            assert_true(nread[w] <= smp_app_local_ints(APP_RADIX, n, p));
+            assert_true(nread[w] <= smp_app_local_ints(kind, n, p));
             for (size_t k = 0; k < nread[w]; k++)
                 local[w][k] = global[idx[k]];
         }
@@ -233,7 +233,7 @@ static void run_radix(long n, int p, uint64_t seed, unsigned *global)
             const size_t *idx;
             size_t nw = smp_app_compute(&a[w], local[w], &idx);
             for (size_t k = 0; k < nw; k++) {
-                assert_true(idx[k] < smp_app_global_ints(APP_RADIX, n, p));
+                assert_true(idx[k] < smp_app_global_ints(kind, n, p));
                 global[idx[k]] = local[w][k];
             }
         }
@@ -244,30 +244,31 @@ static void run_radix(long n, int p, uint64_t seed, unsigned *global)
     }
 }
 
-static void test_radix_sorts(void **state)
+static void test_sorts(void **state)
 {
     (void)state;
     const long ns[] = {1, 7, 64, 1000, 4097};
-    for (int p = 1; p <= 5; p++)
-        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-            long n = ns[i] < p ? p : ns[i];
-            unsigned *global = calloc(smp_app_global_ints(APP_RADIX, n, p), sizeof(unsigned));
-            run_radix(n, p, 42 + (uint64_t)i, global);
-            struct smp_app any = {.n = n, .p = p};
-            unsigned *keys = global + smp_app_result(&any);
-            assert_true(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
-            if (n > 2) { /* the check can fail: two keys swapped, one key changed */
-                unsigned t = keys[0];
-                keys[0] = keys[n - 1];
-                keys[n - 1] = t;
-                assert_false(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
-                keys[n - 1] = keys[0];
-                keys[0] = t;
-                keys[n / 2] ^= 1u;
-                assert_false(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
+    for (int kind = 0; kind < NAPPS; kind++)
+        for (int p = 1; p <= 5; p++)
+            for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+                long n = ns[i] < p ? p : ns[i];
+                unsigned *global = calloc(smp_app_global_ints(kind, n, p), sizeof(unsigned));
+                run_app((enum smp_app_kind)kind, n, p, 42 + (uint64_t)i, global);
+                struct smp_app any = {.kind = (enum smp_app_kind)kind, .n = n, .p = p};
+                unsigned *keys = global + smp_app_result(&any);
+                assert_true(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
+                if (n > 2) { /* the check can fail: two keys swapped, one key changed */
+                    unsigned t = keys[0];
+                    keys[0] = keys[n - 1];
+                    keys[n - 1] = t;
+                    assert_false(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
+                    keys[n - 1] = keys[0];
+                    keys[0] = t;
+                    keys[n / 2] ^= 1u;
+                    assert_false(smp_app_sorted(keys, n, 42 + (uint64_t)i, p));
+                }
+                free(global);
             }
-            free(global);
-        }
 }
 
 int main(void)
@@ -279,7 +280,7 @@ int main(void)
         cmocka_unit_test(test_fit_recovers_coefficients),
         cmocka_unit_test(test_patterns_stay_inside),
         cmocka_unit_test(test_copy_model),
-        cmocka_unit_test(test_radix_sorts),
+        cmocka_unit_test(test_sorts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

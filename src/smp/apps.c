@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const smp_app_names[NAPPS] = {"radix"};
+const char *const smp_app_names[NAPPS] = {"radix", "sample"};
 
 /* ---- radix sort ------------------------------------------------------------------ */
 
@@ -56,35 +56,13 @@ static int digit(unsigned key, int pass)
     return (int)((key >> (RADIX_BITS * pass)) & (DIGITS - 1));
 }
 
-/* ---- the interface ---------------------------------------------------------------- */
-
-int smp_app_kinds(enum smp_app_kind kind)
+static size_t radix_global_ints(long n, int p)
 {
-    (void)kind;
-    return RADIX_ROWS;
-}
-
-const char *smp_app_kind_name(enum smp_app_kind kind, int row)
-{
-    (void)kind;
-    return radix_names[row];
-}
-
-const char *smp_app_kind_counts(enum smp_app_kind kind, int row)
-{
-    (void)kind;
-    return radix_counts[row];
-}
-
-size_t smp_app_global_ints(enum smp_app_kind kind, long n, int p)
-{
-    (void)kind;
     return 2 * (size_t)n + 2 * (size_t)p * DIGITS + DIGITS;
 }
 
-size_t smp_app_local_ints(enum smp_app_kind kind, long n, int p)
+static size_t radix_local_ints(long n, int p)
 {
-    (void)kind;
     size_t share = (size_t)(n / p + 1) + DIGITS, combine = (size_t)DIGITS * (size_t)(p + 1);
     return share > combine ? share : combine;
 }
@@ -107,6 +85,7 @@ bool smp_app_init(struct smp_app *a, enum smp_app_kind kind, long n, int w, int 
     a->first = n * w / p;
     a->count = n * (w + 1) / p - a->first;
     a->cap = smp_app_local_ints(kind, n, p) + 2 * DIGITS;
+    a->seed = seed;
     a->idx = malloc(a->cap * sizeof *a->idx);
     if (!a->idx) return false;
     for (long i = a->first; i < a->first + a->count; i++)
@@ -120,23 +99,12 @@ void smp_app_free(struct smp_app *a)
     a->idx = NULL;
 }
 
-int smp_app_steps(const struct smp_app *a)
-{
-    (void)a;
-    return PASSES * RADIX_ROWS;
-}
-
-int smp_app_row(const struct smp_app *a)
-{
-    return a->step % RADIX_ROWS;
-}
-
-size_t smp_app_reads(struct smp_app *a, const size_t **idx)
+static size_t radix_reads(struct smp_app *a, const size_t **idx)
 {
     int pass = a->step / RADIX_ROWS, lo, hi;
     size_t n = 0, src = pass_source(a, pass);
     *idx = a->idx;
-    switch (smp_app_row(a)) {
+    switch (a->step % RADIX_ROWS) {
     case ROW_COUNT:
         for (long i = 0; i < a->count; i++)
             a->idx[n++] = src + (size_t)(a->first + i);
@@ -163,9 +131,9 @@ size_t smp_app_reads(struct smp_app *a, const size_t **idx)
     return n;
 }
 
-size_t smp_app_compute(struct smp_app *a, unsigned *local, const size_t **idx)
+static size_t radix_compute(struct smp_app *a, unsigned *local, const size_t **idx)
 {
-    int pass = a->step / RADIX_ROWS, row = smp_app_row(a), lo, hi;
+    int pass = a->step / RADIX_ROWS, row = a->step % RADIX_ROWS, lo, hi;
     size_t n = 0, dst = pass_source(a, pass + 1);
     unsigned counts[DIGITS] = {0}, base = 0;
     *idx = a->idx;
@@ -215,13 +183,267 @@ size_t smp_app_compute(struct smp_app *a, unsigned *local, const size_t **idx)
         break;
     }
     }
+    return n;
+}
+
+static size_t radix_result(const struct smp_app *a)
+{
+    return pass_source(a, PASSES);
+}
+
+/* ---- sample sort ------------------------------------------------------------------ */
+
+enum { SAMPLE = 100 }; /* keys each worker samples (seed 003: oversampling 100 p) */
+enum { SS_SAMPLE, SS_COUNT, SS_PREFIX, SS_MOVE, SS_SORT, SAMPLE_ROWS };
+
+static const char *const sample_names[SAMPLE_ROWS] = {"get sample", "count elts", "prefix sum",
+                                                      "move elts", "sort bkts"};
+static const char *const sample_counts[SAMPLE_ROWS] = {
+    "100, 100, 200p", "n/p + p - 1, p, n + p^2 + p", "p, p + 1, 2p^2 + p",
+    "n/p + 3p - 1, n/p, 2n + 3p^2", "n/p, n/p, 2n (ideal)"};
+
+/* The shared array: keys A and B, each worker's sorted sample, the counts
+ * C[w][b] of worker w's keys in bucket b, the prefixes P[w][b] (bucket b's
+ * keys of the workers before w), the bucket totals T[b]. */
+static size_t sample_at(const struct smp_app *a, int w, int j)
+{
+    return 2 * (size_t)a->n + (size_t)w * SAMPLE + (size_t)j;
+}
+static size_t bucket_counts_at(const struct smp_app *a, int w, int b)
+{
+    return sample_at(a, a->p, 0) + (size_t)w * (size_t)a->p + (size_t)b;
+}
+static size_t bucket_prefix_at(const struct smp_app *a, int w, int b)
+{
+    return bucket_counts_at(a, a->p, 0) + (size_t)w * (size_t)a->p + (size_t)b;
+}
+static size_t bucket_total_at(const struct smp_app *a, int b)
+{
+    return bucket_prefix_at(a, a->p, 0) + (size_t)b;
+}
+
+static size_t sample_global_ints(long n, int p)
+{
+    return 2 * (size_t)n + (size_t)p * SAMPLE + 2 * (size_t)p * (size_t)p + (size_t)p;
+}
+
+/* A bucket may outgrow n/p: room for twice that (a worker whose bucket
+ * does not fit fails its run, which the sort check then reports). */
+static size_t sample_local_ints(long n, int p)
+{
+    return 2 * (size_t)(n / p + 1) + 3 * (size_t)p + SAMPLE;
+}
+
+static int compare_unsigned(const void *x, const void *y)
+{
+    unsigned a = *(const unsigned *)x, b = *(const unsigned *)y;
+    return (a > b) - (a < b);
+}
+
+/* The bucket of a key: how many splitters are at most it. */
+static int bucket_of(unsigned key, const unsigned *splitters, int ns)
+{
+    int lo = 0, hi = ns;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (splitters[mid] <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The splitters: splitter q (1 <= q < p) is the q/p quantile of worker
+ * q's sorted sample, each sample drawn from the whole input. */
+static size_t read_splitters(const struct smp_app *a, size_t n)
+{
+    for (int q = 1; q < a->p; q++)
+        a->idx[n++] = sample_at(a, q, q * SAMPLE / a->p);
+    return n;
+}
+
+static size_t sample_reads(struct smp_app *a, const size_t **idx)
+{
+    size_t n = 0;
+    *idx = a->idx;
+    switch (a->step) {
+    case SS_SAMPLE: { /* SAMPLE keys at random places of the whole input */
+        uint64_t rng = a->seed ^ (0x632be59bd9b4e019ULL * (uint64_t)(a->w + 1));
+        for (int j = 0; j < SAMPLE; j++)
+            a->idx[n++] = keys_a(a) + (size_t)smp_below(&rng, a->n);
+        break;
+    }
+    case SS_COUNT:
+        for (long i = 0; i < a->count; i++)
+            a->idx[n++] = keys_a(a) + (size_t)(a->first + i);
+        n = read_splitters(a, n);
+        break;
+    case SS_PREFIX: /* bucket w: every worker's count of it */
+        for (int q = 0; q < a->p; q++)
+            a->idx[n++] = bucket_counts_at(a, q, a->w);
+        break;
+    case SS_MOVE:
+        for (long i = 0; i < a->count; i++)
+            a->idx[n++] = keys_a(a) + (size_t)(a->first + i);
+        for (int b = 0; b < a->p; b++)
+            a->idx[n++] = bucket_prefix_at(a, a->w, b);
+        for (int b = 0; b < a->p; b++)
+            a->idx[n++] = bucket_total_at(a, b);
+        n = read_splitters(a, n);
+        break;
+    default: { /* SS_SORT: this worker's bucket, where the last superstep put it */
+        size_t room = a->cap - 2 * DIGITS, take = (size_t)a->bucket_count;
+        if (take > room) { /* a bucket beyond the local memory: the run fails */
+            a->failed = true;
+            take = room;
+        }
+        for (size_t i = 0; i < take; i++)
+            a->idx[n++] = keys_b(a) + (size_t)a->bucket_first + i;
+        break;
+    }
+    }
+    return n;
+}
+
+static size_t sample_compute(struct smp_app *a, unsigned *local, const size_t **idx)
+{
+    size_t n = 0, ns = (size_t)a->p - 1;
+    *idx = a->idx;
+    switch (a->step) {
+    case SS_SAMPLE:
+        qsort(local, SAMPLE, sizeof *local, compare_unsigned);
+        for (int j = 0; j < SAMPLE; j++)
+            a->idx[n++] = sample_at(a, a->w, j);
+        break;
+    case SS_COUNT: {
+        unsigned *splitters = local + a->count;
+        qsort(splitters, ns, sizeof *splitters, compare_unsigned);
+        unsigned *counts = calloc((size_t)a->p, sizeof *counts);
+        for (long i = 0; counts && i < a->count; i++)
+            counts[bucket_of(local[i], splitters, (int)ns)]++;
+        for (int b = 0; b < a->p; b++) {
+            local[n] = counts ? counts[b] : 0;
+            a->idx[n++] = bucket_counts_at(a, a->w, b);
+        }
+        a->failed = a->failed || !counts;
+        free(counts);
+        break;
+    }
+    case SS_PREFIX: { /* in place: the counts become prefixes, the total after them */
+        unsigned before = 0;
+        for (int q = 0; q < a->p; q++) {
+            unsigned c = local[q];
+            local[n] = before;
+            a->idx[n++] = bucket_prefix_at(a, q, a->w);
+            before += c;
+        }
+        local[n] = before;
+        a->idx[n++] = bucket_total_at(a, a->w);
+        break;
+    }
+    case SS_MOVE: {
+        unsigned *prefix = local + a->count, *total = prefix + a->p, *splitters = total + a->p;
+        qsort(splitters, ns, sizeof *splitters, compare_unsigned);
+        unsigned start = 0;
+        for (int b = 0; b < a->p; b++) {
+            if (b == a->w) {
+                a->bucket_first = start;
+                a->bucket_count = total[b];
+            }
+            unsigned t = total[b];
+            prefix[b] += start; /* now where this worker's keys of bucket b go */
+            start += t;
+        }
+        for (long i = 0; i < a->count; i++)
+            a->idx[n++] = keys_b(a) + prefix[bucket_of(local[i], splitters, (int)ns)]++;
+        break;
+    }
+    default: { /* SS_SORT: the bucket sorted, back into A at the same place */
+        size_t take = a->failed && (size_t)a->bucket_count > a->cap - 2 * DIGITS
+                          ? a->cap - 2 * DIGITS
+                          : (size_t)a->bucket_count;
+        qsort(local, take, sizeof *local, compare_unsigned);
+        for (size_t i = 0; i < take; i++)
+            a->idx[n++] = keys_a(a) + (size_t)a->bucket_first + i;
+        break;
+    }
+    }
+    return n;
+}
+
+static size_t sample_result(const struct smp_app *a)
+{
+    return keys_a(a);
+}
+
+/* ---- the applications' table ----------------------------------------------------- */
+
+static const struct app_ops {
+    int rows, steps;
+    const char *const *names, *const *counts;
+    size_t (*global_ints)(long n, int p);
+    size_t (*local_ints)(long n, int p);
+    size_t (*reads)(struct smp_app *a, const size_t **idx);
+    size_t (*compute)(struct smp_app *a, unsigned *local, const size_t **idx);
+    size_t (*result)(const struct smp_app *a);
+} app_ops[NAPPS] = {
+    {RADIX_ROWS, PASSES *RADIX_ROWS, radix_names, radix_counts, radix_global_ints, radix_local_ints,
+     radix_reads, radix_compute, radix_result},
+    {SAMPLE_ROWS, SAMPLE_ROWS, sample_names, sample_counts, sample_global_ints, sample_local_ints,
+     sample_reads, sample_compute, sample_result},
+};
+
+int smp_app_kinds(enum smp_app_kind kind)
+{
+    return app_ops[kind].rows;
+}
+
+const char *smp_app_kind_name(enum smp_app_kind kind, int row)
+{
+    return app_ops[kind].names[row];
+}
+
+const char *smp_app_kind_counts(enum smp_app_kind kind, int row)
+{
+    return app_ops[kind].counts[row];
+}
+
+size_t smp_app_global_ints(enum smp_app_kind kind, long n, int p)
+{
+    return app_ops[kind].global_ints(n, p);
+}
+
+size_t smp_app_local_ints(enum smp_app_kind kind, long n, int p)
+{
+    return app_ops[kind].local_ints(n, p);
+}
+
+int smp_app_steps(const struct smp_app *a)
+{
+    return app_ops[a->kind].steps;
+}
+
+int smp_app_row(const struct smp_app *a)
+{
+    return a->step % app_ops[a->kind].rows;
+}
+
+size_t smp_app_reads(struct smp_app *a, const size_t **idx)
+{
+    return app_ops[a->kind].reads(a, idx);
+}
+
+size_t smp_app_compute(struct smp_app *a, unsigned *local, const size_t **idx)
+{
+    size_t n = app_ops[a->kind].compute(a, local, idx);
     a->step++;
     return n;
 }
 
 size_t smp_app_result(const struct smp_app *a)
 {
-    return pass_source(a, PASSES);
+    return app_ops[a->kind].result(a);
 }
 
 bool smp_app_sorted(const unsigned *keys, long n, uint64_t seed, int p)

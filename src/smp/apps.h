@@ -14,7 +14,18 @@
  *   3 add offsets  read the 64 totals and its 64 prefixes; write its 64 offsets
  *   4 move elts    read its n/p keys and its 64 offsets; write each key to
  *                  its place in the other key array (scattered)
- * Not built yet: sample sort (Table 10) and column sort (Table 11). */
+ * Sample sort (Table 10), 5 supersteps, p buckets:
+ *   1 get sample   read 100 keys at random places; write them sorted
+ *   2 count elts   read its n/p keys and the p - 1 splitters (splitter q the
+ *                  q/p quantile of worker q's sample); write its p bucket counts
+ *   3 prefix sum   read bucket w's p counts; write the p prefixes and its total
+ *   4 move elts    read its keys, its p prefixes, the p totals and the
+ *                  splitters; write each key into its bucket's place in B
+ *   5 sort bkts    read bucket w from B, sort it, write it to the same place in A
+ * (seed 003 draws p - 1 splitters from a 100p sample; here each worker
+ * samples 100 from the whole input and splitter q is the q/p quantile of
+ * worker q's.)
+ * Not built yet: column sort (Table 11). */
 #ifndef SB_SMP_APPS_H
 #define SB_SMP_APPS_H
 
@@ -22,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum smp_app_kind { APP_RADIX, NAPPS };
+enum smp_app_kind { APP_RADIX, APP_SAMPLE, NAPPS };
 
 extern const char *const smp_app_names[NAPPS];
 
@@ -36,6 +47,9 @@ struct smp_app {
     int step;          /* supersteps done */
     size_t *idx;       /* indices of the current copy-in or copy-out */
     size_t cap;
+    uint64_t seed;
+    long bucket_first, bucket_count; /* sample sort: this worker's bucket */
+    bool failed;                     /* sample sort: a bucket beyond the local memory */
 };
 
 /* Table rows of an app: how many, and each one's name and (hr, hw, M) in
