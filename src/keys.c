@@ -297,11 +297,11 @@ const struct key_spec config_keys[] = {
      "time limit of the suites; supersteps past it are skipped (and counted)"},
 
     /* [smp] ------------------------------------------------------------- */
-    {"smp", "apps", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL, "none|radix|sample",
+    {"smp", "apps", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL, "none|radix|sample|column",
      "seed 003's application check (sec. 5): sort n keys for n over its N0, N1, N2 (scaled like "
      "the suites' h) in BSP supersteps, each placed between the Good and Bad predictions with "
-     "Loc and M/G (Tables 9-10 in form; smpcost-apps.csv); radix (Table 9), sample (Table 10); "
-     "column sort (Table 11) is not built yet"},
+     "Loc and M/G (Tables 9-11 in form; smpcost-apps.csv): radix (Table 9), sample (Table 10), "
+     "column (Table 11; n rounded to a multiple of 2p^2); all: the three"},
     {"smp", "fit", KEY_CHOICE, "searched", NO_INT, NO_REAL, "paper|searched",
      "how smpcost fits the cost functions: paper (seed 003 sec. 4.2: plain least squares, the "
      "good family's R0 (h <= the cache share per worker) and R1 fitted apart), or searched "

@@ -97,8 +97,12 @@ expect "smp.apps=sample: Table 10 in form, every run sorted (n beyond twice the 
     'sample sort \(seed 003 sec. 5, Table 10 in form\): 7 runs, .* \(2 skipped\)' \
     '5 +sort bkts' 'keys sorted in 7 of 7 runs' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smp.apps=sample
-expect "smp.apps=column: not built yet, exit 2 naming the key" 2 'smp.apps' -- \
-    "$SHIFTBOX" smpcost -s smp.apps=column
+expect "smp.apps=column: Table 11 in form, every run sorted" 0 \
+    'column sort \(seed 003 sec. 5, Table 11 in form\): 8 runs' '5 +rshift/sort/lshift' \
+    'keys sorted in 8 of 8 runs' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smp.apps=column
+expect "smp.apps=bitonic: exit 2 naming the key and the choices" 2 'smp.apps.*radix\|sample\|column' -- \
+    "$SHIFTBOX" smpcost -s smp.apps=bitonic
 
 # ---- the copy cost in the exchange model ------------------------------------------
 hockney=$ROOT/docs/results/hockney-2ranks.json

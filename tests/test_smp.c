@@ -251,7 +251,7 @@ static void test_sorts(void **state)
     for (int kind = 0; kind < NAPPS; kind++)
         for (int p = 1; p <= 5; p++)
             for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
-                long n = ns[i] < p ? p : ns[i];
+                long n = smp_app_fit_n((enum smp_app_kind)kind, ns[i] < p ? p : ns[i], p);
                 unsigned *global = calloc(smp_app_global_ints(kind, n, p), sizeof(unsigned));
                 run_app((enum smp_app_kind)kind, n, p, 42 + (uint64_t)i, global);
                 struct smp_app any = {.kind = (enum smp_app_kind)kind, .n = n, .p = p};

@@ -1,10 +1,11 @@
 #include "apps.h"
 #include "pattern.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const smp_app_names[NAPPS] = {"radix", "sample"};
+const char *const smp_app_names[NAPPS] = {"radix", "sample", "column"};
 
 /* ---- radix sort ------------------------------------------------------------------ */
 
@@ -377,6 +378,132 @@ static size_t sample_result(const struct smp_app *a)
     return keys_a(a);
 }
 
+/* ---- column sort ------------------------------------------------------------------ */
+
+/* Leighton's column sort with one column of r = n/p keys per worker (s = p
+ * columns; it needs r >= 2 (s - 1)^2, r a multiple of s and even):
+ * sort, transpose, sort, untranspose, sort, shift by r/2, sort, unshift,
+ * in 5 supersteps as seed 003 combines them.  Arrays: A (input, then the
+ * result), X and Y (n each), Z (n + r: the shifted matrix, s + 1 columns,
+ * its first r/2 and last r/2 places sentinels). */
+enum { CS_INIT, CS_TRANSPOSE, CS_UNTRANSPOSE, CS_SHIFT, CS_UNSHIFT, COLUMN_ROWS };
+
+static const char *const column_names[COLUMN_ROWS] = {
+    "init matrix", "sort/transp", "sort/rev-transp", "sort", "rshift/sort/lshift"};
+static const char *const column_counts[COLUMN_ROWS] = {
+    "n/p, n/p, 2n", "n/p, n/p, 2n", "n/p, n/p, 2n", "n/p, n/p, 2n", "n/p, n/p, 2n"};
+
+static long column_fit_n(long n, int p)
+{
+    long unit = 2L * p * p, least = (long)p * 2L * (p - 1) * (p - 1);
+    long fit = n - n % unit;
+    while (fit < least || fit < unit)
+        fit += unit;
+    return fit;
+}
+
+static size_t column_x(const struct smp_app *a)
+{
+    return (size_t)a->n;
+}
+static size_t column_y(const struct smp_app *a)
+{
+    return 2 * (size_t)a->n;
+}
+static size_t column_z(const struct smp_app *a)
+{
+    return 3 * (size_t)a->n;
+}
+
+static size_t column_global_ints(long n, int p)
+{
+    return 4 * (size_t)n + (size_t)(n / p) + 1;
+}
+
+static size_t column_local_ints(long n, int p)
+{
+    return 2 * (size_t)(n / p) + 2;
+}
+
+static size_t column_reads(struct smp_app *a, const size_t **idx)
+{
+    size_t n = 0, r = (size_t)a->count, col = (size_t)a->w * r;
+    size_t from = a->step == CS_INIT          ? keys_a(a)
+                  : a->step == CS_TRANSPOSE   ? column_x(a)
+                  : a->step == CS_UNTRANSPOSE ? column_y(a)
+                  : a->step == CS_SHIFT       ? column_x(a)
+                                              : column_z(a);
+    *idx = a->idx;
+    for (size_t j = 0; j < r; j++)
+        a->idx[n++] = from + col + j;
+    if (a->step == CS_UNSHIFT && a->w == a->p - 1) /* the last worker sorts Z's extra column */
+        for (size_t j = 0; j < r; j++)
+            a->idx[n++] = from + col + r + j;
+    return n;
+}
+
+static size_t column_compute(struct smp_app *a, unsigned *local, const size_t **idx)
+{
+    size_t n = 0, r = (size_t)a->count, s = (size_t)a->p, col = (size_t)a->w * r;
+    *idx = a->idx;
+    qsort(local, r, sizeof *local, compare_unsigned);
+    switch (a->step) {
+    case CS_INIT: /* the sorted column into X */
+        for (size_t j = 0; j < r; j++)
+            a->idx[n++] = column_x(a) + col + j;
+        break;
+    case CS_TRANSPOSE: /* column-major place i to row-major: (i % s) r + i / s */
+        for (size_t j = 0; j < r; j++) {
+            size_t i = col + j;
+            a->idx[n++] = column_y(a) + (i % s) * r + i / s;
+        }
+        break;
+    case CS_UNTRANSPOSE: /* the inverse: row j of column w back to j s + w */
+        for (size_t j = 0; j < r; j++)
+            a->idx[n++] = column_x(a) + j * s + (size_t)a->w;
+        break;
+    case CS_SHIFT: /* down by r/2 into Z; the first and last workers write the sentinels */
+        for (size_t j = 0; j < r; j++)
+            a->idx[n++] = column_z(a) + col + j + r / 2;
+        if (a->w == 0)
+            for (size_t j = 0; j < r / 2; j++) {
+                local[n] = 0;
+                a->idx[n++] = column_z(a) + j;
+            }
+        if (a->w == a->p - 1)
+            for (size_t j = 0; j < r / 2; j++) {
+                local[n] = UINT_MAX;
+                a->idx[n++] = column_z(a) + (size_t)a->n + r / 2 + j;
+            }
+        break;
+    default: { /* CS_UNSHIFT: each Z column sorted, back by r/2 into A, sentinels dropped */
+        size_t columns = a->w == a->p - 1 ? 2 : 1, kept = 0;
+        if (columns == 2) qsort(local + r, r, sizeof *local, compare_unsigned);
+        for (size_t c = 0; c < columns; c++)
+            for (size_t j = 0; j < r; j++) {
+                size_t t = col + c * r + j; /* place in Z */
+                if (t < r / 2 || t >= (size_t)a->n + r / 2) continue;
+                local[kept] = local[c * r + j];
+                a->idx[kept++] = keys_a(a) + t - r / 2;
+            }
+        n = kept;
+        break;
+    }
+    }
+    return n;
+}
+
+static size_t column_result(const struct smp_app *a)
+{
+    return keys_a(a);
+}
+
+static long same_n(long n, int p)
+{
+    (void)p;
+    return n;
+}
+
 /* ---- the applications' table ----------------------------------------------------- */
 
 static const struct app_ops {
@@ -387,12 +514,20 @@ static const struct app_ops {
     size_t (*reads)(struct smp_app *a, const size_t **idx);
     size_t (*compute)(struct smp_app *a, unsigned *local, const size_t **idx);
     size_t (*result)(const struct smp_app *a);
+    long (*fit_n)(long n, int p);
 } app_ops[NAPPS] = {
     {RADIX_ROWS, PASSES *RADIX_ROWS, radix_names, radix_counts, radix_global_ints, radix_local_ints,
-     radix_reads, radix_compute, radix_result},
+     radix_reads, radix_compute, radix_result, same_n},
     {SAMPLE_ROWS, SAMPLE_ROWS, sample_names, sample_counts, sample_global_ints, sample_local_ints,
-     sample_reads, sample_compute, sample_result},
+     sample_reads, sample_compute, sample_result, same_n},
+    {COLUMN_ROWS, COLUMN_ROWS, column_names, column_counts, column_global_ints, column_local_ints,
+     column_reads, column_compute, column_result, column_fit_n},
 };
+
+long smp_app_fit_n(enum smp_app_kind kind, long n, int p)
+{
+    return app_ops[kind].fit_n(n, p);
+}
 
 int smp_app_kinds(enum smp_app_kind kind)
 {

@@ -25,7 +25,14 @@
  * (seed 003 draws p - 1 splitters from a 100p sample; here each worker
  * samples 100 from the whole input and splitter q is the q/p quantile of
  * worker q's.)
- * Not built yet: column sort (Table 11). */
+ * Column sort (Table 11; Leighton 1985), one column of n/p keys a worker:
+ *   1 init matrix        read its keys, sort; write its column
+ *   2 sort/transp        read its column, sort; write it transposed
+ *   3 sort/rev-transp    read its column, sort; write it untransposed
+ *   4 sort               read its column, sort; write it shifted down n/2p
+ *   5 rshift/sort/lshift read its shifted column (the last worker the extra
+ *                        one too), sort; write it shifted back: the result
+ * n is rounded to a multiple of 2p^2 (smp_app_fit_n). */
 #ifndef SB_SMP_APPS_H
 #define SB_SMP_APPS_H
 
@@ -33,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum smp_app_kind { APP_RADIX, APP_SAMPLE, NAPPS };
+enum smp_app_kind { APP_RADIX, APP_SAMPLE, APP_COLUMN, NAPPS };
 
 extern const char *const smp_app_names[NAPPS];
 
@@ -62,6 +69,10 @@ const char *smp_app_kind_counts(enum smp_app_kind kind, int row);
  * ones a worker needs. */
 size_t smp_app_global_ints(enum smp_app_kind kind, long n, int p);
 size_t smp_app_local_ints(enum smp_app_kind kind, long n, int p);
+
+/* The n an application runs for a requested n (column sort: a multiple
+ * of 2 p^2, at least 2 p (p - 1)^2). */
+long smp_app_fit_n(enum smp_app_kind kind, long n, int p);
 
 /* Worker w of p on n keys; its keys filled into global (every worker its
  * own block, from seed).  Returns false when out of memory. */

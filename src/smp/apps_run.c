@@ -102,7 +102,7 @@ int smp_apps_measure(struct smp_memory *mem, int p, const bool apps[NAPPS], cons
     for (int app = 0; app < NAPPS; app++) {
         if (!apps[app]) continue;
         for (int i = 0; i < nn; i++) {
-            long n = ns[i];
+            long n = smp_app_fit_n((enum smp_app_kind)app, ns[i], p);
             int late = MPI_Wtime() > deadline;
             CHECK_MPI(MPI_Bcast(&late, 1, MPI_INT, 0, mem->comm));
             if (late || smp_app_global_ints(app, n, p) > mem->global_ints ||
