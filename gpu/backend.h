@@ -89,6 +89,12 @@ struct stencil_backend_ops {
     /* The largest cache in front of this memory (CPU: the last level; GPU:
      * L2), so that a calibration can measure the memory, not the cache. */
     size_t (*cache_bytes)(void);
+    /* Optional (NULL: the backend has none): n sweeps on box[0 .. n-1] in
+     * one pass over memory (temporal blocking), leaving both fields as n
+     * calls of sweep and swap would, bit for bit.  `tile`: lines per tile
+     * of the blocked axis, 0 sized to the cache. */
+    int (*sweeps_blocked)(struct stencil_backend *b, int n, const struct sbox *box, int tile,
+                          double *seconds);
 };
 
 struct stencil_backend {

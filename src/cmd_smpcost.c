@@ -833,8 +833,10 @@ int cmd_smpcost(struct run_ctx *ctx)
                  fit_names[r.use]);
         print_accuracy(&r);
         if (!fitted) {
-            log_error("smpcost: too few supersteps to fit both families; raise "
-                      "smpcost.max_seconds or smpcost.per_set");
+            log_error("smpcost: too few supersteps to fit both families (%d timed, %d skipped "
+                      "at smpcost.max_seconds = %g); the h values scale with the cache (%s): "
+                      "raise smpcost.max_seconds, or set a smaller smpcost.cache_bytes",
+                      r.nsamples, r.skipped, p.max_seconds, p.cache_source);
             rc = SB_EVERIFY;
         }
         for (int app = 0; app < NAPPS; app++)

@@ -55,6 +55,32 @@ expect "... and a corrupted halo value is caught with full sweeps too (exit 1)" 
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=3 \
     -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 -s stencil.sweep=full
 
+# stencil.blocking=temporal (the d sweeps of an exchange in one pass, tile by
+# tile): the same bits, with the smallest tiles (2 lines) and sized ones
+for np in 2 3; do
+    expect "2D and 3D np=$np, stencil.blocking=temporal: 20 variants bit for bit" 0 \
+        'verified: true' 'temporal blocking' -- \
+        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
+            -s stencil.iterations=17 -s stencil.blocking=temporal -s stencil.tile=2 \
+            ${ALL_VARIANTS[*]} &&
+            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
+            -s stencil.iterations=11 -s stencil.blocking=temporal -s stencil.sweep=full \
+            ${ALL_VARIANTS[*]}"
+done
+"${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=1,4 \
+    -s stencil.iterations=8 -s stencil.blocking=temporal --out "$TEST_TMP/temporal" >/dev/null 2>&1
+if [[ $(md_value "$TEST_TMP/temporal" results.blocking) == temporal &&
+    $(cut -d, -f24 "$TEST_TMP/temporal/stencil.csv" | sort -u | tr '\n' ' ') == "blocking temporal " ]]; then
+    pass "summary.json and stencil.csv say temporal blocking ran"
+else
+    fail "results.blocking or stencil.csv's blocking column" "$TEST_TMP/temporal/stencil.csv"
+fi
+expect "... and a corrupted halo value is caught with temporal blocking too (exit 1)" 1 \
+    'verified: false' -- \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24 \
+    -s stencil.depth=3 -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 \
+    -s stencil.blocking=temporal
+
 # ---- faults are caught ------------------------------------------------------------
 expect "one corrupted halo value fails verification (exit 1)" 1 'verified: false' \
     'points differ from the single-rank depth-1 run' 'fault injected after exchange 1' -- \

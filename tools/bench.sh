@@ -31,6 +31,10 @@
 #    accuracy (tools/smpcost_accuracy.py: target 10 %, a miss above 15 %
 #    said so) and whether model.smp brings the exchange model closer to the
 #    measured sweep (tools/smpcost_bench.sh).
+# 7. The CPU stencil against the memory (tools/stencil_bench.py): one plain
+#    sweep over the copy bandwidth (target 0.8) and temporal blocking at
+#    depth >= 4 over the single-sweep roofline (target 2), 2D and 3D, 1 and
+#    NP ranks, plain and blocked taking turns.
 # Ends with one table of every ratio and target above (tools/bench_table.py,
 # read from results/bench/bench.log, where everything printed also goes).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
@@ -90,6 +94,11 @@ echo
 echo "== bench 6: seed 003's copy cost: smpcost's time (target < 120 s), and the exchange model"
 echo "   without and with model.smp against one measured sweep, $NP ranks"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/smpcost_bench.sh results/bench/smpcost
+
+echo
+echo "== bench 7: the CPU stencil against the memory, 1 and $NP ranks (targets: one sweep >= 0.8"
+echo "   x copy; temporal blocking at depth >= 4 >= 2 x the single-sweep roofline)"
+/usr/bin/python3 tools/stencil_bench.py results/bench/stencil --np "1,$NP" --shiftbox "$SHIFTBOX"
 }
 
 # everything printed goes to bench.log too; the table at the end is read

@@ -8,7 +8,8 @@ ends with this table: one row per measured figure with its target and
 whether it was met, read from the lines the benchmarks print (the 1D
 Shift's linearity, the modules against the hand-written baselines, the MD
 proxy against LAMMPS and miniMD, the models' errors and auto's choices,
-checkpoints against dd, smpcost's time and accuracy).  A benchmark that did
+checkpoints against dd, smpcost's time and accuracy, the CPU stencil against
+the memory).  A benchmark that did
 not run leaves no rows; the table says which sections it found.
 """
 import re
@@ -76,6 +77,12 @@ def rows_of(lines):
                 got = float(value)
                 rows.append(("6 smpcost", f"smp.fit={m[1]}{m[2] or ''}: {family} average error",
                              f"{value} %", "<= 10 %", got <= 10.0))
+        m = re.match(r"stencil (\dD), (\d+) ranks?: (single sweep / copy|temporal blocking "
+                     r"\(depth >= 4\) / roofline): " + FLOAT + r" \(target " + FLOAT +
+                     r": (met|missed)", line)
+        if m:
+            rows.append(("7 stencil", f"{m[1]}, {m[2]} rank(s): {m[3]}", m[4], f">= {m[5]}",
+                         m[6] == "met"))
     return rows
 
 

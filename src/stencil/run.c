@@ -49,6 +49,10 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
     int rc = ops->init(&r->backend, &l, m);
     r->have_backend = true;
     if (rc != SB_OK) return rc;
+    r->p.temporal = p->temporal && ops->sweeps_blocked;
+    r->regions = sb_calloc((size_t)p->depth, sizeof *r->regions, "the sweep regions");
+    for (int j = 0; j < p->depth; j++)
+        r->regions[j] = grid_sweep_region(&r->grid, j);
     rc = halo_plan_init(&r->halo, &r->grid, p->async, comm, dims, &r->backend);
     r->have_halo = true;
     if (rc != SB_OK) return sb_fail(m, rc, "stencil: allocating the halo buffers failed");
@@ -67,6 +71,8 @@ void stencil_teardown(struct stencil_run *r)
     if (r->have_halo) halo_plan_free(&r->halo);
     if (r->have_backend) r->backend.ops->destroy(&r->backend);
     r->have_halo = r->have_backend = false;
+    free(r->regions);
+    r->regions = NULL;
 }
 
 /* Linear index of array point (x, y, z). */
@@ -168,9 +174,15 @@ int stencil_iterate(struct stencil_run *r, long iterations)
         } else {
             CHECK(exchange(r, NULL));
         }
+        long left = iterations - i < r->p.depth - j ? iterations - i : r->p.depth - j;
+        if (r->p.temporal && left > 1) { /* the rest of this exchange's sweeps at once */
+            CHECK(ops->sweeps_blocked(b, (int)left, &r->regions[j], r->p.tile, &t));
+            r->seg[SEG_PRIMARY] += t;
+            i += left;
+            continue;
+        }
         for (; j < r->p.depth && i < iterations; j++, i++) {
-            struct sbox region = grid_sweep_region(&r->grid, j);
-            CHECK(ops->sweep(b, 1, &region, &t));
+            CHECK(ops->sweep(b, 1, &r->regions[j], &t));
             r->seg[SEG_PRIMARY] += t;
             ops->swap(b);
         }

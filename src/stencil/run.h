@@ -36,6 +36,8 @@ struct stencil_params {
     int device_sharers; /* ranks of this node on this rank's GPU (CUDA) */
     int threads;
     bool full_sweeps;  /* stencil.sweep = full: every sweep on the whole extended subdomain */
+    bool temporal;     /* stencil.blocking = temporal, where the backend has it */
+    int tile;          /* stencil.tile: lines per tile of temporal blocking (0: auto) */
     long inject_fault; /* exchange number after which one halo value is corrupted; -1: none */
 };
 
@@ -48,7 +50,8 @@ struct stencil_run {
     struct stencil_backend backend;
     struct halo_plan halo;
     bool have_backend, have_halo;
-    long exchanges; /* exchanges done since the field was filled */
+    struct sbox *regions; /* the sweep regions 0 .. depth-1 */
+    long exchanges;       /* exchanges done since the field was filled */
     double seg[NSEGMENTS];
 };
 

@@ -1,0 +1,24 @@
+/* What the CPU backend's two files share: the line kernel
+ * (gpu/backend_cpu.c) and the temporal-blocking schedule that calls it
+ * (gpu/backend_cpu_temporal.c). */
+#ifndef SB_GPU_BACKEND_CPU_H
+#define SB_GPU_BACKEND_CPU_H
+
+#include "backend.h"
+
+/* out = stencil(in) on the points x0 <= x < x1 of line (y, z), in the
+ * rounding order of backend.h. */
+void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
+              int z);
+
+/* n sweeps, sweep t on box[t] from field[t % 2] into field[(t + 1) % 2],
+ * computed on tiles of `tile` lines (0: sized to the L2 cache) so that the
+ * n sweeps make one pass over memory; the same bits as the n sweeps one
+ * after the other. */
+void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
+                         const struct sbox *box, int tile);
+
+/* The tile cpu_temporal_sweeps takes for tile = 0. */
+int cpu_temporal_tile(const struct stencil_layout *l, int n);
+
+#endif

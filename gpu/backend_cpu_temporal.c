@@ -1,0 +1,113 @@
+/* Temporal blocking on the CPU (stencil.blocking=temporal): the d sweeps
+ * that a halo of depth d allows between two exchanges (seed 004 sec. 2.3)
+ * made in one pass over memory instead of d.
+ *
+ * The schedule is a wavefront along the slowest axis W (z in 3D, y in 2D)
+ * on tiles of the next axis B (y in 3D, x in 2D), with the two fields the
+ * plain sweeps use and no copy of either:
+ *
+ *   for each tile [b0, b1) of B, in increasing order
+ *     for each wavefront step s
+ *       for each sweep t = 0 .. n-1:  plane w = s - t of W,
+ *                                     B in [b0 - t, b1 - t), within box[t]
+ *
+ * Sweep t reads field[t % 2] and writes field[(t + 1) % 2], as the plain
+ * sweeps do.  Why the order is right (every value read is the one the
+ * plain order reads, and nothing is overwritten before its last reader):
+ * - sweep t at plane w needs sweep t-1 at planes w-1 .. w+1: w+1 was made
+ *   just before in the same step s, the others in earlier steps; along B
+ *   it needs [b0-t-1, b1-t+1), made by this tile's sweep t-1 ([b0-t+1,
+ *   b1-t+1)) and the earlier tiles (below b0-t+1);
+ * - writing plane w of field[(t+1) % 2] overwrites sweep t-2's values there,
+ *   whose readers are sweep t-1's points at w-1 .. w+1 and B +-1: the ones
+ *   of this tile are done (up to w+1), later steps read from w+1 on, and
+ *   the next tile's sweep t-1 reads from B = b1-t on, which sweep t leaves
+ *   alone (it stops below b1-t).
+ * Put shortly: point (B, W) of sweep t runs at key (tile of B + t, W + t, t),
+ * and any two points whose order matters (one reads or overwrites what the
+ * other wrote or read, a sweep apart) are ordered alike by their keys and
+ * by their sweeps — for any boxes, empty ones and tiles of any width
+ * included (the code keeps tiles of 2 or more lines).  Values no sweep
+ * writes (the outermost layer that full regions read) are the same in both
+ * orders.
+ * Each point of each sweep is then computed from the same inputs by the
+ * same line kernel: the result is bit-identical to the plain sweeps, and
+ * tests/test_stencil_temporal.c checks that it is.
+ *
+ * The working set of one tile is about n + 2 planes of it in each field (n:
+ * the sweeps of this batch), so the tile is sized to keep 2 (n + 2) tile
+ * planes in half the L2 cache.  2D tiles run on one thread; 3D ones spread
+ * each plane's lines over the rank's OpenMP threads. */
+#include "backend_cpu.h"
+
+#include <limits.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+int cpu_temporal_tile(const struct stencil_layout *l, int n)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    double cache = l2 > 0 ? (double)l2 : 1024.0 * 1024.0; /* not reported: 1 MiB */
+    /* one tile line: a whole x line in 3D, one point in 2D */
+    double line = (double)l->real_bytes * (l->dim == 3 ? l->ext[0] : 1);
+    double tile = cache / 2 / (2.0 * (n + 2) * line);
+    return tile < 8 ? 8 : tile > INT_MAX / 4 ? INT_MAX / 4 : (int)tile;
+}
+
+/* Sweep t's part of one tile on plane w: lines (3D) or one line piece (2D). */
+static void tile_plane(const struct stencil_layout *l, void *const field[2], int t,
+                       const struct sbox *box, int b0, int b1, int w, int parallel)
+{
+    const int wa = l->dim - 1, ba = l->dim - 2;
+    if (w < box->lo[wa] || w >= box->hi[wa]) return;
+    const int lo = max_int(box->lo[ba], b0 - t), hi = min_int(box->hi[ba], b1 - t);
+    if (lo >= hi) return;
+    const void *in = field[t % 2];
+    void *out = field[(t + 1) % 2];
+    if (l->dim == 2) {
+        cpu_line(l, in, out, lo, hi, w, box->lo[2]);
+        return;
+    }
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int y = lo; y < hi; y++)
+        cpu_line(l, in, out, box->lo[0], box->hi[0], y, w);
+}
+
+void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
+                         const struct sbox *box, int tile)
+{
+    const int wa = l->dim - 1, ba = l->dim - 2;
+    int first = INT_MAX, last = INT_MIN, bfirst = INT_MAX, blast = INT_MIN;
+    for (int t = 0; t < n; t++) {
+        if (sbox_points(&box[t]) == 0) continue;
+        first = min_int(first, box[t].lo[wa] + t);
+        last = max_int(last, box[t].hi[wa] - 1 + t);
+        bfirst = min_int(bfirst, box[t].lo[ba]);
+        blast = max_int(blast, box[t].hi[ba] + t);
+    }
+    if (first > last) return; /* every box empty */
+    if (tile <= 0) tile = cpu_temporal_tile(l, n);
+    if (tile < 2) tile = 2; /* tiles of 1 are right too, and slow */
+    int parallel = 0;
+#ifdef _OPENMP
+    parallel = omp_get_max_threads() > 1;
+#endif
+    for (int b0 = bfirst; b0 < blast; b0 += tile) {
+        const int b1 = b0 + tile;
+        for (int s = first; s <= last; s++)
+            for (int t = 0; t < n; t++)
+                tile_plane(l, field, t, &box[t], b0, b1, s - t, parallel);
+    }
+}

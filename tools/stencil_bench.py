@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""The CPU stencil against this machine's memory, in one run (issue 16 item 3).
+
+    tools/stencil_bench.py [OUTDIR] [--np 1,2] [--rounds 3] [--shiftbox build/shiftbox]
+
+For each rank count and for 2D (16384 x 16384) and 3D (512^3), float:
+1. `stencil.calibrate=1`: the copy bandwidth of the memory (memcpy of a
+   field of at least 4 x the last cache per rank; glibc streams it with
+   non-temporal stores at that size) and one plain sweep's bandwidth, both
+   as bytes read plus written.  Target for the single sweep: 0.8 of the
+   copy.
+2. Plain sweeps (stencil.blocking=none) and temporal blocking
+   (stencil.blocking=temporal) at depths 1, 4 and 8, the two taking turns
+   for --rounds rounds (this VM's speed drifts: both see it alike); the
+   median GCells/s of each.
+3. The single-sweep roofline, ranks x copy GB/s per rank / (2 x 4 bytes)
+   cells per second (calibrate's copy runs on every rank at once and
+   reports one rank's): what sweeps that read and write each value once
+   could reach together.  Target for temporal blocking at depth >= 4: 2 x
+   the roofline.
+Before timing, one small run per dimension checks temporal blocking bit for
+bit against a single-rank depth-1 run (stencil.verify=1) on 3 ranks.
+Prints one line per ratio with its target; writes OUTDIR/stencil-bench.csv.
+
+    tools/stencil_bench.py --report OUTDIR/stencil-bench.csv
+        prints the tables and ratios of an earlier run again
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHAPES = {2: ("16384", 32), 3: ("512", 16)}  # size, iterations
+DEPTHS = (1, 4, 8)
+
+
+def shiftbox(args, np_, binary, extra_mpi=(), allow_fail=False):
+    cmd = ["mpirun", "-np", str(np_), *extra_mpi, binary, "stencil", *args]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0 and not allow_fail:
+        sys.exit(f"stencil_bench.py: {' '.join(cmd)} exited {done.returncode}:\n"
+                 f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return done.stdout + done.stderr
+
+
+def keys(dim, depth, blocking, extra=(), iterations=None):
+    size, default = SHAPES[dim]
+    iterations = iterations or default
+    return ["-s", f"stencil.dim={dim}", "-s", f"stencil.size={size}", "-s",
+            f"stencil.depth={depth}", "-s", f"stencil.iterations={iterations}", "-s",
+            f"stencil.blocking={blocking}", *extra]
+
+
+def verify(dim, binary):
+    size = "96,80" if dim == 2 else "48,40,36"
+    out = shiftbox(["-s", f"stencil.dim={dim}", "-s", f"stencil.size={size}",
+                    "-s", "stencil.depth=1,3,4,8", "-s", "stencil.iterations=19", "-s",
+                    "stencil.blocking=temporal", "-s", "stencil.tile=3", "-s",
+                    "stencil.exchange=sync,async", "-s", "stencil.verify=1"], 3, binary,
+                   ["--oversubscribe"], allow_fail=True)  # a failed check is reported below
+    line = [l for l in out.splitlines() if l.startswith("verified:")] or ["no verdict printed"]
+    print(f"{dim}D temporal blocking, 3 ranks, depths 1,3,4,8, tiles of 3: {line[-1]}")
+    return line[-1].startswith("verified: true")
+
+
+def calibrate(dim, np_, binary):
+    out = shiftbox(keys(dim, 1, "none", ["-s", "stencil.calibrate=1"], iterations=1), np_,
+                   binary)
+    m = re.search(r"calibrate: copy ([0-9.]+) GB/s, sweep ([0-9.]+) GB/s: ratio ([0-9.]+)", out)
+    if not m:
+        sys.exit(f"stencil_bench.py: no calibrate line in the output of {dim}D on {np_} ranks:\n"
+                 f"{out[-2000:]}")
+    return float(m[1]), float(m[2]), float(m[3])
+
+
+def rates(dim, np_, blocking, binary):
+    """GCells/s per depth from one run of all three depths."""
+    out = shiftbox(keys(dim, ",".join(map(str, DEPTHS)), blocking), np_, binary)
+    got = {}
+    for line in out.splitlines():
+        cols = line.split()
+        if len(cols) == 13 and cols[0].isdigit() and cols[1] in ("sync", "async"):
+            got[int(cols[0])] = float(cols[11])
+    return got
+
+
+def report(row):
+    """The table and the two target lines of one (dim, ranks) row."""
+    dim, np_ = int(row["dim"]), int(row["ranks"])
+    copy, sweep, ratio = (float(row[k]) for k in ("copy_gbs", "sweep_gbs", "sweep_over_copy"))
+    roof = np_ * copy / 8.0  # GB/s over 4 bytes read + 4 written per cell
+    tag = f"stencil {dim}D, {np_} rank{'s' if np_ > 1 else ''}"
+    print(f"\n# {tag}: copy {copy:.1f} GB/s and one sweep {sweep:.1f} GB/s per rank; roofline "
+          f"{roof:.2f} GCells/s; GCells/s, the medians of the rounds:")
+    print(f"{'depth':>6} {'plain':>8} {'temporal':>9} {'temporal/plain':>15} "
+          f"{'temporal/roofline':>18}")
+    for d in DEPTHS:
+        p, t = float(row[f"none_d{d}"]), float(row[f"temporal_d{d}"])
+        print(f"{d:>6} {p:>8.3f} {t:>9.3f} {t / p:>15.2f} {t / roof:>18.2f}")
+    verdict = "met" if ratio >= 0.8 else "missed"
+    print(f"{tag}: single sweep / copy: {ratio:.2f} (target 0.8: {verdict})")
+    best = max(float(row[f"temporal_d{d}"]) for d in DEPTHS if d >= 4) / roof
+    verdict = "met" if best >= 2.0 else "missed"
+    print(f"{tag}: temporal blocking (depth >= 4) / roofline: {best:.2f} (target 2.0: {verdict})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("outdir", nargs="?", default="results/bench/stencil")
+    ap.add_argument("--np", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--shiftbox", default="build/shiftbox")
+    ap.add_argument("--report", metavar="CSV", help="print an earlier run's stencil-bench.csv")
+    a = ap.parse_args()
+    if a.report:
+        for row in csv.DictReader(open(a.report)):
+            report(row)
+        return 0
+    if os.geteuid() == 0:  # Open MPI refuses root unless told twice
+        os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    os.makedirs(os.path.join(ROOT, a.outdir), exist_ok=True)
+    ok = all(verify(dim, a.shiftbox) for dim in (2, 3))
+    rows = []
+    for np_ in [int(n) for n in a.np.split(",")]:
+        for dim in (2, 3):
+            copy, sweep, ratio = calibrate(dim, np_, a.shiftbox)
+            runs = {"none": {d: [] for d in DEPTHS}, "temporal": {d: [] for d in DEPTHS}}
+            for _ in range(a.rounds):
+                for blocking in runs:
+                    got = rates(dim, np_, blocking, a.shiftbox)
+                    if sorted(got) != sorted(DEPTHS):
+                        sys.exit(f"stencil_bench.py: {dim}D, {np_} ranks, {blocking}: rows for "
+                                 f"depths {sorted(got)}, expected {list(DEPTHS)}")
+                    for d, g in got.items():
+                        runs[blocking][d].append(g)
+            med = {b: {d: statistics.median(v) for d, v in r.items()} for b, r in runs.items()}
+            row = {"dim": dim, "ranks": np_, "copy_gbs": copy, "sweep_gbs": sweep,
+                   "sweep_over_copy": ratio, "roofline_gcells": np_ * copy / 8.0,
+                   **{f"{b}_d{d}": med[b][d] for b in med for d in DEPTHS}}
+            rows.append(row)
+            report(row)
+    path = os.path.join(ROOT, a.outdir, "stencil-bench.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: f"{v:.4g}" if isinstance(v, float) else v for k, v in r.items()})
+    print(f"\nresults: {path}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
