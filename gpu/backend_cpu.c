@@ -6,6 +6,8 @@
  * (stencil.blocking=temporal, gpu/backend_cpu_temporal.c). */
 #include "backend_cpu.h"
 
+#include "../src/vectorize.h"
+
 #include <errno.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -141,18 +143,10 @@ static int cpu_unpack(struct stencil_backend *b, int n, const struct sbox *box, 
  * point) into dst[0 .. n-1]: out = sum of weight * in over the stencil
  * points, added in the order of backend.h.  The compiler makes AVX-512 and
  * AVX2 copies beside the baseline one and the loader picks the one this CPU
- * runs (target_clones): a portable binary with wide vectors where the CPU
- * has them (x86-64 with GCC; elsewhere one build for the compiler's target).
- * No FMA in any (the Makefile passes -ffp-contract=off), so all round alike,
- * bit for bit. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define WIDE_VECTORS
-#endif
+ * runs (src/vectorize.h): no FMA in any, so all round alike, bit for bit. */
 #define DEFINE_LINE(T, NAME)                                                                       \
-    WIDE_VECTORS static void NAME(                                                                 \
-        const struct stencil_layout *l, const T *restrict c, T *restrict dst, int n)               \
+    SB_WIDE_VECTORS static void NAME(const struct stencil_layout *l, const T *restrict c,          \
+                                     T *restrict dst, int n)                                       \
     {                                                                                              \
         const ptrdiff_t sy = l->ext[0], sz = (ptrdiff_t)l->ext[0] * l->ext[1];                     \
         const int o = l->dim == 3 ? 1 : 0; /* 3D: the 2D weights follow the z-1 one */             \

@@ -36,7 +36,7 @@ def rows_of(lines):
         m = re.match(r"# (\d+) atoms, \d+ steps, (\d+) rank", line)
         if m:
             atoms_ranks = f"{int(m[1]) // 1000}k atoms, {m[2]} rank(s)"
-        m = re.match(r"(shiftbox(?:-every20)?) / (\S+): " + FLOAT + r" \(target " + FLOAT +
+        m = re.match(r"(shiftbox(?:-every20|-skin)?) / (\S+): " + FLOAT + r" \(target " + FLOAT +
                      r": (met|missed)", line)
         if m:  # the tool's own verdict: it compared unrounded figures
             rows.append(("3 MD", f"{atoms_ranks}: {m[1]} / {m[2]}", m[3], f">= {m[4]}",

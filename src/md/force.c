@@ -1,4 +1,5 @@
 #include "force.h"
+#include "../vectorize.h"
 
 /* One particle's partners: own ones (the pair acts on both) or ghosts (on
  * the particle only, half the energy).  The cut-off is a mask rather than a
@@ -42,13 +43,9 @@ static inline void partners(const int *restrict js, int n, bool both, const doub
     }
 }
 
-/* Built twice, for AVX2 and for any x86-64, the loader picking the one the
- * processor runs (GCC's target_clones).  With -std=c11 GCC contracts no
- * multiply-add into FMA and reorders no sum, so both give the same bits. */
-__attribute__((target_clones("avx2", "default"))) void lj_forces(const struct neighbor *nb,
-                                                                 const double *restrict x, int nown,
-                                                                 double *restrict f, double cutoff,
-                                                                 bool energy, struct md_energy *e)
+/* Built for AVX-512, AVX2 and any x86-64 (src/vectorize.h): the same bits. */
+SB_WIDE_VECTORS void lj_forces(const struct neighbor *nb, const double *restrict x, int nown,
+                               double *restrict f, double cutoff, bool energy, struct md_energy *e)
 {
     (void)nown;
     const double cut2 = cutoff * cutoff;

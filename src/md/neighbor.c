@@ -1,5 +1,6 @@
 #include "neighbor.h"
 #include "../error.h"
+#include "../vectorize.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -100,10 +101,10 @@ static void reserve(int **array, size_t *cap, size_t n)
  * it are found once, and candidates read from the positions in bin order. */
 /* The lists of the particles of one home bin: the candidate ranges (one
  * per stencil row) are found once, and candidates read in bin order.
- * Built for AVX2 and for any x86-64 (see lj_forces). */
-__attribute__((target_clones("avx2", "default"))) static void
-lists_of_bin(struct neighbor *nb, const int home[3], int nown, double reach2, int *own_count,
-             int *ghost_count, int *starts)
+ * Built for AVX-512, AVX2 and any x86-64 (src/vectorize.h). */
+SB_WIDE_VECTORS static void lists_of_bin(struct neighbor *nb, const int home[3], int nown,
+                                         double reach2, int *own_count, int *ghost_count,
+                                         int *starts)
 {
     int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
     bool owners = false; /* most halo bins hold ghosts only: nothing to list */
