@@ -154,7 +154,6 @@ static int cpu_unpack(struct stencil_backend *b, int n, const struct sbox *box, 
         const T wn = (T)l->weights[o], ww = (T)l->weights[o + 1], wc = (T)l->weights[o + 2];       \
         const T we = (T)l->weights[o + 3], ws = (T)l->weights[o + 4];                              \
         const T wz0 = (T)l->weights[0], wz1 = (T)l->weights[6];                                    \
-        (void)sy;                                                                                  \
         if (o) {                                                                                   \
             for (int i = 0; i < n; i++) {                                                          \
                 const ptrdiff_t j = (ptrdiff_t)i * (STEP);                                         \
@@ -194,32 +193,23 @@ static size_t point_at(const struct stencil_layout *l, int x, int y, int z)
     return ((size_t)z * (size_t)l->ext[1] + (size_t)y) * (size_t)l->ext[0] + (size_t)x;
 }
 
-static void line(const struct stencil_layout *l, const unsigned char *c, void *dst, int n)
+/* n points from (x, y, z): along x (a line) or along y (a column). */
+static void run_from(const struct stencil_layout *l, const void *in, void *out, int x, int y, int z,
+                     int n, bool column)
 {
+    size_t at = point_at(l, x, y, z) * (size_t)l->real_bytes;
+    const unsigned char *c = (const unsigned char *)in + at;
+    unsigned char *dst = (unsigned char *)out + at;
     if (l->real_bytes == 4)
-        line_float(l, (const float *)c, dst, n);
+        (column ? column_float : line_float)(l, (const float *)c, (float *)dst, n);
     else
-        line_double(l, (const double *)c, dst, n);
+        (column ? column_double : line_double)(l, (const double *)c, (double *)dst, n);
 }
 
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
               int z)
 {
-    size_t at = point_at(l, x0, y, z) * (size_t)l->real_bytes;
-    line(l, (const unsigned char *)in + at, (unsigned char *)out + at, x1 - x0);
-}
-
-/* Points (x, y0 .. y1-1, z), a column along y. */
-static void cpu_column(const struct stencil_layout *l, const void *in, void *out, int x, int y0,
-                       int y1, int z)
-{
-    size_t at = point_at(l, x, y0, z) * (size_t)l->real_bytes;
-    const unsigned char *c = (const unsigned char *)in + at;
-    unsigned char *dst = (unsigned char *)out + at;
-    if (l->real_bytes == 4)
-        column_float(l, (const float *)c, (float *)dst, y1 - y0);
-    else
-        column_double(l, (const double *)c, (double *)dst, y1 - y0);
+    run_from(l, in, out, x0, y, z, x1 - x0, false);
 }
 
 /* out = stencil(in) on one box, OpenMP over its lines.  (Storing the lines
@@ -234,7 +224,7 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
     if (box->hi[0] - box->lo[0] == 1 && ny > 1) { /* a face one point wide: columns */
 #pragma omp parallel for schedule(static)
         for (int z = box->lo[2]; z < box->hi[2]; z++)
-            cpu_column(l, s->in, s->out, box->lo[0], box->lo[1], box->hi[1], z);
+            run_from(l, s->in, s->out, box->lo[0], box->lo[1], z, ny, true);
         return;
     }
     const int lines = (box->hi[2] - box->lo[2]) * ny;

@@ -18,7 +18,4 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
 void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
                          const struct sbox *box, int tile);
 
-/* The tile cpu_temporal_sweeps takes for tile = 0. */
-int cpu_temporal_tile(const struct stencil_layout *l, int n);
-
 #endif

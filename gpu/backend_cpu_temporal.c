@@ -56,7 +56,8 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
-int cpu_temporal_tile(const struct stencil_layout *l, int n)
+/* The tile for tile = 0: 2 (n + 2) tile planes in half the L2 cache. */
+static int auto_tile(const struct stencil_layout *l, int n)
 {
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     double cache = l2 > 0 ? (double)l2 : 1024.0 * 1024.0; /* not reported: 1 MiB */
@@ -98,7 +99,7 @@ void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], i
         blast = max_int(blast, box[t].hi[ba] + t);
     }
     if (first > last) return; /* every box empty */
-    if (tile <= 0) tile = cpu_temporal_tile(l, n);
+    if (tile <= 0) tile = auto_tile(l, n);
     if (tile < 2) tile = 2; /* tiles of 1 are right too, and slow */
     int parallel = 0;
 #ifdef _OPENMP

@@ -576,21 +576,19 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? b->global[2] : 0, nranks, nranks == 1 ? "" : "s", p->dims[0], p->dims[1],
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
+    const char *regions = b->full_sweeps ? "full" : "shrinking";
+    char tiles[64] = "sized to the L2 cache";
+    if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d lines", b->tile);
     if (b->temporal && !p->ops->sweeps_blocked)
         log_info("stencil.blocking = temporal: the %s backend has no temporal blocking; its "
                  "sweeps run one after the other",
                  p->ops->name);
-    else if (b->temporal && b->tile > 0)
+    if (!strcmp(blocking_word(p), "temporal"))
         log_info("sweeps: %s regions; temporal blocking: the sweeps between two exchanges in one "
-                 "pass (from depth 2), tiles of %d lines",
-                 b->full_sweeps ? "full" : "shrinking", b->tile);
-    else if (b->temporal)
-        log_info("sweeps: %s regions; temporal blocking: the sweeps between two exchanges in one "
-                 "pass (from depth 2), tiles sized to the L2 cache",
-                 b->full_sweeps ? "full" : "shrinking");
+                 "pass (from depth 2), tiles %s",
+                 regions, tiles);
     else
-        log_info("sweeps: %s regions, one pass over the field each",
-                 b->full_sweeps ? "full" : "shrinking");
+        log_info("sweeps: %s regions, one pass over the field each", regions);
     log_info("milliseconds, mean over ranks (the segments of seed 004 Appendix C):");
     log_info("%4s %-5s %3s %9s %8s %8s %8s %8s %8s %8s %8s %9s  %s", "Dp", "exch", "ovl", "Ex",
              "Pack", "Unpack", "I.Cal", "O.Cal", "P.Cal", "Mess", "Desyn", "GCells/s", "verified");

@@ -96,11 +96,11 @@ static void test_matches_plain_sweeps(void **state)
                         plain(&a, n, box);
                         double t;
                         assert_int_equal(b.ops->sweeps_blocked(&b, n, box, tiles[k], &t), SB_OK);
-                        if (differing(&a, &b) != 0)
+                        size_t off = differing(&a, &b);
+                        if (off != 0)
                             fail_msg("dim %d, %d-byte reals, %s regions, %d sweeps, tile %d: "
                                      "%zu points differ from the plain sweeps",
-                                     dim, rb, full ? "full" : "shrinking", n, tiles[k],
-                                     differing(&a, &b));
+                                     dim, rb, full ? "full" : "shrinking", n, tiles[k], off);
                         a.ops->destroy(&a);
                         b.ops->destroy(&b);
                     }
