@@ -56,7 +56,7 @@ endif
 DEB_PACKAGES := build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-openmpi-dev \
                 libinih-dev libcjson-dev libcmocka-dev python3-matplotlib python3-numpy \
                 python3-h5py libsimgrid-dev python3-mdanalysis python3-jsonschema \
-                chromium lammps
+                chromium lammps time
 
 # ---- toolchain --------------------------------------------------------------
 # Flags are evaluated when a recipe runs (=, not :=), after `make deps` has

@@ -316,16 +316,17 @@ static void share_of(const struct md_run *r, int *lo, int *hi)
 static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
 {
     size_t n = 3 * (size_t)r->nown;
-    ensure(&r->share, &r->share_cap, n, "forces");
-    memset(r->share, 0, n * sizeof *r->share);
-    lj_forces(&r->nb, r->xall, r->nown, r->share, r->prm.cutoff, energy, e);
+    double *f = r->p.f; /* a team of one sums into the particles' own forces */
+    if (r->topo.team_size > 1) {
+        ensure(&r->share, &r->share_cap, n, "forces");
+        f = r->share;
+    }
+    if (n > 0) memset(f, 0, n * sizeof *f);
+    lj_forces(&r->nb, r->xall, r->nown, f, r->prm.cutoff, energy, e);
     if (r->prm.force_scale != 1.0) /* md.inject_force_scale: a wrong force */
         for (size_t i = 0; i < n; i++)
-            r->share[i] *= r->prm.force_scale;
-    if (r->topo.team_size == 1) {
-        if (n > 0) memcpy(r->p.f, r->share, n * sizeof *r->share);
-        return SB_OK;
-    }
+            f[i] *= r->prm.force_scale;
+    if (r->topo.team_size == 1) return SB_OK;
     if (n > (size_t)2147483647) {
         log_rank_error("md: %d particles in one box are too many for one MPI_Reduce", r->nown);
         return SB_ERUNTIME;

@@ -17,8 +17,9 @@
 # 3. The MD proxy beside LAMMPS (Debian's lmp, plain and -sf opt) and miniMD
 #    (from MINIMD_DIR, skipped without it) on the same LJ benchmark, 32 000
 #    and 256 000 atoms, 1 and NP ranks: medians of RUNS_MD runs, ShiftBox's
-#    ratios with its exact rebuild trigger and with the peers' policy, and
-#    step 0's energies agreeing (tools/md_peers.sh).
+#    ratios with its exact rebuild trigger and with the peers' policy, its
+#    peak memory per atom over LAMMPS's, and step 0's energies agreeing
+#    (tools/md_peers.sh).
 # 4. The models' honesty: tools/model_check.py run (pingpong with every
 #    pattern the models use, then a 2-rank 1D sweep of every module against
 #    their prediction, in one run; target: median |error| <= 10 % per

@@ -41,6 +41,11 @@ def rows_of(lines):
         if m:  # the tool's own verdict: it compared unrounded figures
             rows.append(("3 MD", f"{atoms_ranks}: {m[1]} / {m[2]}", m[3], f">= {m[4]}",
                          m[5] == "met"))
+        m = re.match(r"(shiftbox(?:-every20)?) memory / lammps: " + FLOAT + r" \(target " + FLOAT +
+                     r": (met|missed)", line)
+        if m:
+            rows.append(("3 MD", f"{atoms_ranks}: {m[1]} memory per atom / LAMMPS's", m[2],
+                         f"<= {m[3]}", m[4] == "met"))
         m = re.match(r"\s*(\S+) largest relative difference (\S+) \(must be <= (\S+): (\w+)", line)
         if m:
             rows.append(("3 MD", f"{atoms_ranks}: step 0 of {m[1]} against ShiftBox", m[2],

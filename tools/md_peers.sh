@@ -23,6 +23,10 @@
 # with the exact trigger), and step 0's T, U, P and E of every program
 # against ShiftBox's: they must agree to 1e-9 (miniMD prints 7 significant
 # digits, so 1e-6 there); exit 1 when they do not.
+# Memory: every run's peak resident set (the largest rank's, GNU time's %M
+# of mpirun, which takes its children's), less the same program's peak on
+# 4^3 cells (256 atoms: its empty baseline), in bytes per atom of one rank;
+# ShiftBox's against LAMMPS's (the issue's target: no more).
 #
 # Environment: NPS ("1 2"), RUNS (3), STEPS (100), MINIMD_DIR, EXACT_SKIN, LMP (lmp),
 # SHIFTBOX (build/shiftbox), OUT (results/bench/peers).  Rank counts above
@@ -87,24 +91,39 @@ run $STEPS
 EOF
 }
 
+[[ -x /usr/bin/time ]] ||
+    { echo "md_peers: /usr/bin/time is missing (Debian: apt install time; make deps installs it)" >&2; exit 2; }
+
+# mpirun under GNU time: the run's peak resident set, KiB, into $dir/maxrss.
+measured_mpirun() {
+    /usr/bin/time -f %M -o "$dir/maxrss" mpirun "$@"
+}
+
 run_one() { # run_one PROGRAM NP CELLS DIR
     local program=$1 np=$2 cells=$3 dir=$4
     rm -rf "$dir"
     mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd) # miniMD runs from its own folder
     [[ $program != lammps* ]] || lammps_input "$cells" "$dir/in.lj"
     local md=(md -c configs/md-lj.ini -s md.cells="$cells,$cells,$cells" -s md.steps="$STEPS"
         -s md.thermo="$STEPS" --out "$dir")
     case $program in
-    shiftbox) mpirun -np "$np" "$SHIFTBOX" "${md[@]}" ;;
-    shiftbox-every20) mpirun -np "$np" "$SHIFTBOX" "${md[@]}" -s md.reneighbor_check=0 ;;
-    shiftbox-skin) mpirun -np "$np" "$SHIFTBOX" "${md[@]}" -s md.skin="$EXACT_SKIN" ;;
-    lammps) mpirun -np "$np" "$LMP" -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
-    lammps-opt) mpirun -np "$np" "$LMP" -sf opt -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
-    minimd) (cd "$OUT/minimd-src" && mpirun -np "$np" ./miniMD_openmpi -i in.lj.miniMD -s "$cells" \
+    shiftbox) measured_mpirun -np "$np" "$SHIFTBOX" "${md[@]}" ;;
+    shiftbox-every20) measured_mpirun -np "$np" "$SHIFTBOX" "${md[@]}" -s md.reneighbor_check=0 ;;
+    shiftbox-skin) measured_mpirun -np "$np" "$SHIFTBOX" "${md[@]}" -s md.skin="$EXACT_SKIN" ;;
+    lammps) measured_mpirun -np "$np" "$LMP" -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
+    lammps-opt) measured_mpirun -np "$np" "$LMP" -sf opt -in "$dir/in.lj" -log "$dir/log.lammps" -screen none ;;
+    minimd) (cd "$OUT/minimd-src" && measured_mpirun -np "$np" ./miniMD_openmpi -i in.lj.miniMD -s "$cells" \
         -n "$STEPS" -t 1) ;;
     esac >"$dir/out.log" 2>&1 || { echo "md_peers: $program failed:"; tail -20 "$dir/out.log"; exit 1; }
 }
 
+
+for np in $NPS; do # the empty baselines of memory
+    for program in "${programs[@]}"; do
+        run_one "$program" "$np" 4 "$OUT/4-$np-$program-baseline"
+    done
+done
 for cells in "${sizes[@]}"; do
     for np in $NPS; do
         for ((run = 1; run <= RUNS; run++)); do
@@ -119,6 +138,11 @@ $PY - "$OUT" "$RUNS" "$STEPS" "${sizes[*]}" "$NPS" "${programs[*]}" <<'PYEOF'
 import csv, json, re, statistics, sys
 out, runs, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 sizes, nps, programs = sys.argv[4].split(), sys.argv[5].split(), sys.argv[6].split()
+
+
+def peak_bytes(d):
+    """The run's peak resident set, bytes (GNU time's last line: KiB)."""
+    return 1024 * int(open(f"{d}/maxrss").read().split()[-1])
 
 
 def measure(program, d):
@@ -172,6 +196,21 @@ for cells in sizes:
                     ratio = med[mine] / med[peer]
                     print(f"{mine} / {peer}: {ratio:.2f} (target {target}: "
                           f"{'met' if ratio >= target else 'missed'})")
+        print("memory above the program's own 256-atom run, bytes per atom of the largest rank:")
+        per_atom = {}
+        for program in programs:
+            grown = (peak_bytes(f"{out}/{cells}-{np}-{program}-1") -
+                     peak_bytes(f"{out}/4-{np}-{program}-baseline"))
+            per_atom[program] = grown * int(np) / atoms
+            print(f"{program:>17} {per_atom[program]:8.0f}")
+        if "lammps" in per_atom and per_atom["lammps"] <= 0:
+            print("memory / lammps: not measured (LAMMPS's peak did not grow past its 256-atom "
+                  "run at this size)")
+        elif "lammps" in per_atom:
+            for mine in ("shiftbox", "shiftbox-every20"):
+                ratio = per_atom[mine] / per_atom["lammps"]
+                print(f"{mine} memory / lammps: {ratio:.2f} (target 1.0: "
+                      f"{'met' if ratio <= 1.0 else 'missed'})")
         ref = step0["shiftbox"]
         print("step 0 against shiftbox's " +
               ", ".join(f"{q} {v!r}" for q, v in ref.items()) + ":")

@@ -4,7 +4,8 @@
  * standard deviations of a Poisson count, and 2 %) covers density
  * fluctuation and the growth of its arrays (particles_reserve
  * grows by half, but pages never written stay off the resident set);
- * sorting them by cell (particles_sort) builds a second copy.
+ * sorting them by cell (particles_sort) moves them in place, with two
+ * indices per particle.
  * Ghosts: with md.ghost_filter = slab, the particles within reach of the
  * box, i.e. the shell of thickness reach around it times the density;
  * with none, the whole (2k+1)^3 - 1 boxes around it, of which only
@@ -14,7 +15,8 @@
  * slots and the positions with the ghosts in the box's frame (each all
  * positions), the send and receive copies of the largest hop (half the
  * ghosts with the slab filter; a plane of whole boxes without; none for
- * direct, which receives into the slots), and the forces.  A checkpoint
+ * direct, which receives into the slots), and in a team of several
+ * ranks the forces of the box, summed there.  A checkpoint
  * stages a copy of the positions.  The process itself (MPI, HDF5, code)
  * is measured, not estimated.  tests/faults.sh checks the total against
  * the measured peak (VmHWM). */
@@ -49,12 +51,13 @@ void md_footprint_estimate(const struct md_params *p, const struct md_geometry *
         hop = f->atoms * side * side; /* the last phase carries planes of boxes */
     }
     double all = f->atoms + f->ghosts, binned = f->atoms + near;
-    /* the arrays, and the sorted copy and keys of particles_sort */
-    f->particles = f->atoms * (2.0 * PARTICLE_BYTES + sizeof(int));
+    /* the arrays, and the destinations and cell counts of particles_sort */
+    f->particles = f->atoms * (PARTICLE_BYTES + 2.0 * sizeof(int));
     if (!strcmp(module, "direct")) hop = 0; /* receives into the slots */
     /* the slots and xall hold every position; a hop's send and receive
-       copies; the forces of the box */
-    f->exchange = (2.0 * all + 2.0 * hop + f->atoms) * POSITION_BYTES;
+       copies; a team's sum of the box's forces */
+    double summed = t->team_size > 1 ? f->atoms : 0.0;
+    f->exchange = (2.0 * all + 2.0 * hop + summed) * POSITION_BYTES;
     double partners = rho * 4.0 / 3.0 * M_PI * r * r * r;
     double faces = 2.0 * (g->edge[0] * g->edge[1] + g->edge[1] * g->edge[2] +
                           g->edge[2] * g->edge[0]);

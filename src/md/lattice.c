@@ -126,6 +126,30 @@ int md_velocities(struct particles *p, const struct md_params *prm, long long to
     return SB_OK;
 }
 
+/* Moves particle i to dest[i] for every i by following the permutation's
+ * cycles, so that sorting needs no second copy of the arrays; dest ends as
+ * the identity.  Forces and the positions at the last build are not moved:
+ * the step that sorts computes both afresh. */
+static void permute(struct particles *p, int *dest)
+{
+    for (int i = 0; i < p->n; i++)
+        while (dest[i] != i) {
+            int j = dest[i];
+            double t[3];
+            memcpy(t, p->x + 3 * j, sizeof t);
+            memcpy(p->x + 3 * j, p->x + 3 * i, sizeof t);
+            memcpy(p->x + 3 * i, t, sizeof t);
+            memcpy(t, p->v + 3 * j, sizeof t);
+            memcpy(p->v + 3 * j, p->v + 3 * i, sizeof t);
+            memcpy(p->v + 3 * i, t, sizeof t);
+            int64_t id = p->id[j];
+            p->id[j] = p->id[i];
+            p->id[i] = id;
+            dest[i] = dest[j];
+            dest[j] = j;
+        }
+}
+
 void particles_sort(struct particles *p, const struct md_geometry *g, double cell)
 {
     int n[3];
@@ -134,7 +158,7 @@ void particles_sort(struct particles *p, const struct md_geometry *g, double cel
         if (n[d] < 1) n[d] = 1;
     }
     int ncells = n[0] * n[1] * n[2];
-    int *key = sb_malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *key, "sort keys");
+    int *dest = sb_malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *dest, "sort keys");
     int *start = sb_calloc((size_t)ncells + 1, sizeof *start, "sort cells");
     for (int i = 0; i < p->n; i++) {
         int c[3];
@@ -142,22 +166,14 @@ void particles_sort(struct particles *p, const struct md_geometry *g, double cel
             c[d] = (int)(p->x[3 * i + d] / g->edge[d] * n[d]);
             c[d] = c[d] < 0 ? 0 : c[d] >= n[d] ? n[d] - 1 : c[d];
         }
-        key[i] = (c[0] * n[1] + c[1]) * n[2] + c[2];
-        start[key[i] + 1]++;
+        dest[i] = (c[0] * n[1] + c[1]) * n[2] + c[2]; /* the cell, until the counts are summed */
+        start[dest[i] + 1]++;
     }
     for (int c = 0; c < ncells; c++)
         start[c + 1] += start[c];
-    struct particles sorted = {0};
-    particles_reserve(&sorted, p->n);
-    for (int i = 0; i < p->n; i++) {
-        int to = start[key[i]]++;
-        memcpy(sorted.x + 3 * to, p->x + 3 * i, 3 * sizeof(double));
-        memcpy(sorted.v + 3 * to, p->v + 3 * i, 3 * sizeof(double));
-        sorted.id[to] = p->id[i];
-    }
-    sorted.n = p->n;
-    particles_free(p);
-    *p = sorted;
-    free(key);
+    for (int i = 0; i < p->n; i++) /* stable: in index order within a cell */
+        dest[i] = start[dest[i]]++;
     free(start);
+    permute(p, dest);
+    free(dest);
 }

@@ -62,7 +62,7 @@ static inline int bin_of(const struct neighbor *nb, const double *p)
 }
 
 /* Counting sort of the particles into bins, in index order. */
-static void fill_bins(struct neighbor *nb, const double *x, int total, int *bin_of_own, int nown)
+static void fill_bins(struct neighbor *nb, const double *x, int total)
 {
     int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2];
     if (nbins + 1 > nb->bins_cap) {
@@ -85,7 +85,6 @@ static void fill_bins(struct neighbor *nb, const double *x, int total, int *bin_
     memcpy(fill, nb->bin_start, (size_t)nbins * sizeof *fill);
     for (int i = 0; i < total; i++)
         if (where[i] >= 0) nb->bin_atoms[fill[where[i]]++] = i;
-    memcpy(bin_of_own, where, (size_t)nown * sizeof *bin_of_own);
     free(fill);
     free(where);
 }
@@ -166,9 +165,7 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
 {
     setup_bins(nb, edge, reach);
     int total = nown + nghost;
-    int *own_bin = sb_malloc((size_t)(nown > 0 ? nown : 1) * sizeof *own_bin, "own bins");
-    fill_bins(nb, x, total, own_bin, nown);
-    free(own_bin);
+    fill_bins(nb, x, total);
     int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2], binned = nb->bin_start[nbins];
     if ((size_t)binned * 3 > nb->sorted_cap || !nb->sorted) {
         nb->sorted_cap = 3 * (size_t)binned + 3 * (size_t)binned / 2 + 3;
