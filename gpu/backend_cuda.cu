@@ -23,6 +23,8 @@ extern "C" {
 
 #include "cuda_compat.h"
 
+#include <algorithm>
+#include <climits>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,7 @@ struct staged {
 
 struct cuda_state {
     void *in, *out;
+    size_t l2_bytes; // the device's L2 cache, read once (temporal blocking's tiles)
     cudaStream_t copy, inner, main;
     cudaEvent_t t0[3], t1[3]; // per stream: start and end of the last timed work
     staged *buffers;
@@ -159,20 +162,21 @@ size_t field_bytes(const stencil_backend *b)
     return layout_points(&b->layout) * (size_t)b->layout.real_bytes;
 }
 
-int launch_sweep(stencil_backend *b, const sbox &box, cudaStream_t stream)
+// out = stencil(in) on one box.
+int launch_sweep(stencil_backend *b, const sbox &box, const void *in, void *out,
+                 cudaStream_t stream)
 {
     if (sbox_points(&box) == 0) return SB_OK;
     const stencil_layout *l = &b->layout;
-    cuda_state *s = state(b);
     int sy = l->ext[0];             // one row
     long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
-        SB_LAUNCH(sweep_kernel<float>, grid_for(box), block, stream, (const float *)s->in,
-                  (float *)s->out, box, sy, sz, make_weights<float>(l), l->dim == 3);
+        SB_LAUNCH(sweep_kernel<float>, grid_for(box), block, stream, (const float *)in,
+                  (float *)out, box, sy, sz, make_weights<float>(l), l->dim == 3);
     else
-        SB_LAUNCH(sweep_kernel<double>, grid_for(box), block, stream, (const double *)s->in,
-                  (double *)s->out, box, sy, sz, make_weights<double>(l), l->dim == 3);
+        SB_LAUNCH(sweep_kernel<double>, grid_for(box), block, stream, (const double *)in,
+                  (double *)out, box, sy, sz, make_weights<double>(l), l->dim == 3);
     CHECK_LAUNCH("sweep_kernel");
     return SB_OK;
 }
@@ -212,6 +216,16 @@ int timed_wait(cuda_state *s, int which, double *seconds)
     return SB_OK;
 }
 
+size_t cuda_cache_bytes(void)
+{
+    int device = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess || prop.l2CacheSize <= 0)
+        return (size_t)64 << 20; // not reported: larger than any L2 so far
+    return (size_t)prop.l2CacheSize;
+}
+
 int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
 {
     b->layout = *l;
@@ -237,6 +251,7 @@ int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
         CHECK_CUDA(cudaEventCreate(&s->t0[i]));
         CHECK_CUDA(cudaEventCreate(&s->t1[i]));
     }
+    s->l2_bytes = cuda_cache_bytes();
     CHECK_CUDA(cudaMalloc(&s->in, bytes));
     CHECK_CUDA(cudaMalloc(&s->out, bytes));
     CHECK_CUDA(cudaMemsetAsync(s->in, 0, bytes, s->copy));
@@ -384,7 +399,7 @@ int cuda_sweep(stencil_backend *b, int n, const sbox *box, double *seconds)
     cuda_state *s = state(b);
     CHECK_CUDA(cudaEventRecord(s->t0[S_MAIN], s->main));
     for (int i = 0; i < n; i++)
-        if (launch_sweep(b, box[i], s->main) != SB_OK) return SB_ERUNTIME;
+        if (launch_sweep(b, box[i], s->in, s->out, s->main) != SB_OK) return SB_ERUNTIME;
     CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
     return timed_wait(s, S_MAIN, seconds);
 }
@@ -393,7 +408,7 @@ int cuda_sweep_start(stencil_backend *b, const sbox *box)
 {
     cuda_state *s = state(b);
     CHECK_CUDA(cudaEventRecord(s->t0[S_INNER], s->inner));
-    if (launch_sweep(b, *box, s->inner) != SB_OK) return SB_ERUNTIME;
+    if (launch_sweep(b, *box, s->in, s->out, s->inner) != SB_OK) return SB_ERUNTIME;
     CHECK_CUDA(cudaEventRecord(s->t1[S_INNER], s->inner));
     return SB_OK;
 }
@@ -411,6 +426,75 @@ void cuda_swap(stencil_backend *b)
     s->out = t;
 }
 
+
+// Temporal blocking (stencil.blocking=temporal): the n sweeps between two
+// exchanges tile by tile along the slowest axis W (z in 3D, y in 2D), each
+// tile's n sweeps one kernel after another while its planes are in the L2
+// cache, instead of n passes over device memory.  The schedule is the CPU's
+// (gpu/backend_cpu_temporal.c) with a whole tile as one wavefront step:
+//
+//   for each tile [w0, w1) of W, in increasing order
+//     for each sweep t = 0 .. n-1:  planes [w0 - t, w1 - t) of box[t]
+//
+// sweep t reading field[t % 2] and writing field[(t + 1) % 2].  Why the
+// order is right (every value read is the one the plain order reads, and
+// nothing is overwritten before its last reader):
+// - sweep t at plane w of this tile needs sweep t-1 at w-1 .. w+1: this
+//   tile's sweep t-1 made [w0-t+1, w1-t+1), one kernel earlier; the earlier
+//   tiles made everything below, and the last of them to write those planes
+//   of field[t % 2] was sweep t-1 where box[t-1] holds them (its sweeps t+1,
+//   t+3, ... stop one plane further down each; elsewhere t-3, ... as in the
+//   plain order);
+// - sweep t overwrites sweep t-2's values at planes below w1-t; their
+//   readers in this tile (sweep t-1) ran before, and the next tile's sweep
+//   t-1 reads from plane w1-t on.
+// Kernels on one stream run in order, and every point is computed by the
+// same kernel from the same inputs as in plain sweeps: the result is bit
+// for bit theirs (tests/cuda_emu.sh checks it against the CPU backend, and
+// that a schedule without the skew is caught).  Whether it pays on a GPU
+// has not been measured: no GPU was at hand.
+
+// Tile planes for tile = 0: (tile + n + 1) planes of both fields in half
+// the L2 cache, but at least 2^20 points per launch, so that the launches
+// (a few microseconds each) do not outweigh the kernels; never fewer than 2.
+int l2_tile(const stencil_layout *l, size_t l2_bytes, int n)
+{
+    double points = (double)l->ext[0] * (l->dim == 3 ? l->ext[1] : 1); // one plane
+    double planes = (double)l2_bytes / 2 / (2.0 * points * l->real_bytes) - (n + 1);
+    double enough = (double)(1 << 20) / points;
+    if (planes < enough) planes = enough;
+    return planes < 2 ? 2 : planes > (double)(1 << 24) ? 1 << 24 : (int)planes;
+}
+
+int cuda_sweeps_blocked(stencil_backend *b, int n, const sbox *box, int tile, double *seconds)
+{
+    cuda_state *s = state(b);
+    const stencil_layout *l = &b->layout;
+    const int wa = l->dim - 1;
+    int first = INT_MAX, last = INT_MIN; // the planes the tiles must cover
+    for (int t = 0; t < n; t++) {
+        if (sbox_points(&box[t]) == 0) continue;
+        first = std::min(first, box[t].lo[wa]);
+        last = std::max(last, box[t].hi[wa] + t);
+    }
+    if (tile <= 0) tile = l2_tile(l, s->l2_bytes, n);
+    if (tile < 2) tile = 2;
+    void *const field[2] = {s->in, s->out};
+    CHECK_CUDA(cudaEventRecord(s->t0[S_MAIN], s->main));
+    for (int w0 = first; w0 < last; w0 += tile)
+        for (int t = 0; t < n; t++) {
+            sbox part = box[t];
+            part.lo[wa] = std::max(part.lo[wa], w0 - t);
+            part.hi[wa] = std::min(part.hi[wa], w0 + tile - t);
+            if (part.lo[wa] >= part.hi[wa]) continue;
+            if (launch_sweep(b, part, field[t % 2], field[(t + 1) % 2], s->main) != SB_OK)
+                return SB_ERUNTIME;
+        }
+    CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
+    if (n % 2) cuda_swap(b); // as n sweeps and swaps leave the fields
+    return timed_wait(s, S_MAIN, seconds);
+}
+
 int cuda_copy_time(stencil_backend *b, int reps, double *seconds)
 {
     cuda_state *s = state(b);
@@ -422,21 +506,12 @@ int cuda_copy_time(stencil_backend *b, int reps, double *seconds)
     return timed_wait(s, S_MAIN, seconds);
 }
 
-size_t cuda_cache_bytes(void)
-{
-    int device = 0;
-    cudaDeviceProp prop;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaGetDeviceProperties(&prop, device) != cudaSuccess || prop.l2CacheSize <= 0)
-        return (size_t)64 << 20; // not reported: larger than any L2 so far
-    return (size_t)prop.l2CacheSize;
-}
 
 const stencil_backend_ops cuda_ops = {
     "cuda",           cuda_init,       cuda_destroy, cuda_buffer_alloc, cuda_buffer_free,
     cuda_upload,      cuda_download,   cuda_pack,    cuda_unpack,       cuda_sweep,
     cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,    cuda_cache_bytes,
-    nullptr, // sweeps_blocked: no temporal blocking on the GPU yet
+    cuda_sweeps_blocked,
 };
 
 } // namespace

@@ -460,7 +460,16 @@ static const char *verdict_word(int v)
     return v < 0 ? "unchecked" : v ? "true" : "false";
 }
 
-/* What ran, not what was asked: CUDA has no temporal blocking. */
+/* What stencil.tile counts: the CPU tiles the second slowest axis, the
+ * CUDA backend the slowest (gpu/backend_cpu_temporal.c, gpu/backend_cuda.cu). */
+static const char *tile_unit(const struct stencil_plan *p)
+{
+    bool cuda = !strcmp(p->ops->name, "cuda");
+    if (p->base.dim == 3) return cuda ? "z planes" : "y lines";
+    return cuda ? "y rows" : "x points";
+}
+
+/* What ran, not what was asked: a backend without temporal blocking runs plain sweeps. */
 static const char *blocking_word(const struct stencil_plan *p)
 {
     return p->base.temporal && p->ops->sweeps_blocked ? "temporal" : "none";
@@ -578,7 +587,7 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
     char tiles[64] = "sized to the L2 cache";
-    if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d lines", b->tile);
+    if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
     if (b->temporal && !p->ops->sweeps_blocked)
         log_info("stencil.blocking = temporal: the %s backend has no temporal blocking; its "
                  "sweeps run one after the other",

@@ -253,12 +253,14 @@ const struct key_spec config_keys[] = {
      "way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
-     "field; temporal: all d in one pass, tile by tile in the cache (gpu/backend_cpu_temporal.c; "
-     "bit-identical; the CPU backend only, CUDA runs plain sweeps and says so)"},
+     "field; temporal: all d in one pass, tile by tile in the cache (CPU: "
+     "gpu/backend_cpu_temporal.c; CUDA: tiles in the L2 cache, gpu/backend_cuda.cu; "
+     "bit-identical)"},
     {"stencil", "tile", KEY_INT, "0", 0, 1 << 24, NO_REAL, NULL,
-     "stencil.blocking = temporal: lines per tile (3D: y lines, 2D: x points); 0: sized so "
-     "that n + 2 planes of a tile in both fields fill half the L2 cache (n: the sweeps done "
-     "together, d, or d - 1 with overlap)"},
+     "stencil.blocking = temporal: the tile's width (CPU: 3D y lines, 2D x points; CUDA: 3D z "
+     "planes, 2D y rows); 0: sized to the cache (CPU: n + 2 planes of a tile in both fields "
+     "fill half the L2; CUDA: tile + n + 1 planes of both fields fill half the L2; n: the "
+     "sweeps done together, d, or d - 1 with overlap)"},
     {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,
      "1: compute the interior while the halo travels, then the outer frame (seed 004 "
      "Listing 10); 0,1 runs both"},

@@ -131,6 +131,21 @@ expect "bench_table.py: one row per figure, each target met or MISSED, a count" 
     '[0-9]+ of [0-9]+ targets met; sections found: 2b exchange, 3 MD, 5 checkpoint, 6 smpcost' -- \
     $PY "$ROOT/tools/bench_table.py" "$TEST_TMP/bench.log"
 
+# ---- tools/stencil_bench.py's report: CPU rows with their targets, CUDA rows without -----
+{
+    cat "$ROOT/docs/results/stencil-bench-2ranks.csv"
+    # an old CSV has no backend column; a CUDA row is reported without targets
+    echo "cuda,2,1,2000,1500,0.75,250,100,101,102,100,180,190"
+} | sed '1s/^/backend,/; 2,5s/^/cpu,/' >"$TEST_TMP/stencil-bench.csv"
+expect "stencil_bench.py --report: the CPU's targets, the GPU's ratios per depth" 0 \
+    'stencil 2D, 1 rank: single sweep / copy: 0.55 \(target 0.8: missed\)' \
+    'stencil 3D, 2 ranks: temporal blocking \(depth >= 4\) / roofline: 0.53 \(target 2.0: missed\)' \
+    'stencil cuda 2D, 1 rank: single sweep / copy: 0.75$' \
+    'stencil cuda 2D, 1 rank, depth 8: temporal / plain 1.86, temporal / roofline 0.76' -- \
+    $PY "$ROOT/tools/stencil_bench.py" --report "$TEST_TMP/stencil-bench.csv"
+expect "stencil_bench.py --sizes that are not two integers: usage error naming it" 2 \
+    "--sizes '96': accepted: two integers" -- $PY "$ROOT/tools/stencil_bench.py" --sizes 96
+
 expect "a fault past the byte check: the modules' hashes disagree" 1 \
     'direct .*NO \(modules differ\)' 'slots differ between modules' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=all -s exchange.k=1 \

@@ -62,6 +62,32 @@ for dim in 2 3; do
     fi
 done
 
+# stencil.blocking=temporal: the sweeps between two exchanges tile by tile
+# (tiles of 2 or 3 planes: many tiles; 0: sized to the emulated 1 MiB L2, one
+# tile here), the same bits, and summary.json says blocking ran
+for dim in 2 3; do
+    for np in 1 2; do
+        for tiled in "2 shrink float" "3 full double" "2 full float" "0 shrink float"; do
+            read -r tile sweep prec <<<"$tiled"
+            name="emulated CUDA, stencil.blocking=temporal, ${dim}D np=$np, tile=$tile, sweep=$sweep, $prec"
+            out="$TEST_TMP/temporal-$dim-$np-$tile-$sweep" size=72,40
+            [[ $dim == 3 ]] && size=24,20,18
+            if SHIFTBOX_CUDA_EMU=adversarial "${MPIRUN[@]}" -np "$np" "$EMU" stencil \
+                -s stencil.backend=cuda -s stencil.dim="$dim" -s stencil.size=$size \
+                -s stencil.blocking=temporal -s stencil.tile="$tile" -s stencil.sweep="$sweep" \
+                -s stencil.precision="$prec" \
+                -s stencil.depth=1-6 -s stencil.overlap=0,1 -s stencil.iterations=17 \
+                -s stencil.verify=1 --out "$out" >"$out.log" 2>&1 &&
+                all_identical "$out" >>"$out.log" 2>&1 &&
+                [[ $(md_value "$out" results.blocking) == temporal ]]; then
+                pass "$name: 0 differing points against the CPU backend"
+            else
+                fail "$name" "$out.log"
+            fi
+        done
+    done
+done
+
 for policy in eager adversarial; do
     for dim in 2 3; do
         for prec in float double; do
@@ -166,6 +192,17 @@ if bin=$(variant inner 'int cuda_sweep_wait(stencil_backend *b, double *seconds)
         -s stencil.depth=2 -s stencil.overlap=1 -s stencil.iterations=8
 else
     fail "the interior-sweep variant builds"
+fi
+
+# 4. temporal blocking without the skew: a tile's later sweeps read planes
+#    the next tile has not made yet
+if bin=$(variant skew '            part.lo[wa] = std::max(part.lo[wa], w0 - t);
+            part.hi[wa] = std::min(part.hi[wa], w0 + tile - t);' '            part.lo[wa] = std::max(part.lo[wa], w0);
+            part.hi[wa] = std::min(part.hi[wa], w0 + tile);'); then
+    fault_case "temporal blocking without the skew" 1 "$bin" -s stencil.size=64,48 \
+        -s stencil.depth=4 -s stencil.blocking=temporal -s stencil.tile=2 -s stencil.iterations=8
+else
+    fail "the unskewed temporal-blocking variant builds"
 fi
 
 echo "$PASSED passed, $FAILED failed"

@@ -4,7 +4,7 @@
 #
 #   tools/gpu-check.sh OUTDIR [BINARY]        (make gpu-check: results/gpu-check)
 #
-# Lines, each PASS, FAIL or SKIP with its reason:
+# Lines, each PASS, FAIL or SKIP with its reason (INFO: a measurement only):
 #   smoke       a verified 2D run on the CUDA backend
 #   matrix      2D/3D x float/double x pinned 0/1 on 1, 2 and 4 ranks, each
 #               with depths 1-8, sync/async, overlap 0/1: every point bit for
@@ -16,6 +16,14 @@
 #               (PASS: ratio >= 0.5)
 #   overlap     configs/valen-2d.ini (depths 1-64, sync/async, overlap) on
 #               one rank per GPU
+#   temporal    stencil.blocking=temporal (gpu/backend_cuda.cu: the sweeps
+#               of an exchange tile by tile in the L2 cache) in 2D/3D on 1
+#               and 2 ranks, tiles of 2 planes and sized to the L2, depths
+#               1-8, overlap 0/1: every point bit for bit equal to the CPU
+#               backend; then tools/stencil_bench.py --backend cuda (plain
+#               against blocked sweeps and the device's copy roofline) as
+#               INFO lines: no target has been set for a GPU, none was at
+#               hand to measure one
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
 #
@@ -24,7 +32,8 @@
 # and there run `source .devrt/env.sh && tools/gpu-check.sh results/gpu-check`.
 # MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS (default: the GPU count)
 # change the rank counts; OVERLAP_ARGS adds -s options to the overlap run
-# (e.g. a smaller size for a quick look).
+# (e.g. a smaller size for a quick look); BENCH_ARGS adds options to
+# tools/stencil_bench.py (e.g. --sizes 2048,128 for a quick look).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
@@ -139,6 +148,43 @@ if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.ba
     record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
 else
     record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"
+fi
+
+# ---- temporal blocking ---------------------------------------------------------------
+for np in 1 2; do
+    for dim in 2 3; do
+        name="temporal ${dim}D np=$np"
+        dir="$out/runs/temporal-$dim-$np"
+        size=512,384
+        [[ $dim == 3 ]] && size=96,80,64
+        ok=1
+        for tile in 2 0; do
+            "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda -s stencil.dim=$dim \
+                -s stencil.size=$size -s stencil.blocking=temporal -s stencil.tile=$tile \
+                -s stencil.depth=1-8 -s stencil.overlap=0,1 -s stencil.iterations=33 \
+                -s stencil.verify=1 --out "$dir-$tile" >"$dir-$tile.log" 2>&1 &&
+                identical "$dir-$tile" >>"$dir-$tile.log" 2>&1 &&
+                grep -q 'temporal blocking: the sweeps between' "$dir-$tile.log" || ok=0
+        done
+        if [[ $ok == 1 ]]; then
+            record PASS "$name" "tiles of 2 planes and sized to the L2: 0 differing against the CPU backend"
+        else
+            record FAIL "$name" "see runs/$(basename "$dir")-*.log"
+        fi
+    done
+done
+# shellcheck disable=SC2086 # BENCH_ARGS is a list of words
+if [[ -n $PY ]] && "$PY" tools/stencil_bench.py "$out/runs/stencil-bench" --backend cuda --np 1 \
+    --rounds 1 --shiftbox "$bin" ${BENCH_ARGS:-} >"$out/runs/stencil-bench.log" 2>&1; then
+    infos=0
+    while read -r line; do
+        record INFO "temporal speed" "$line"
+        infos=$((infos + 1))
+    done < <(grep -E '^(# )?stencil cuda' "$out/runs/stencil-bench.log" | sed 's/^# //; s/; GCells\/s, the medians.*//')
+    [[ $infos -gt 0 ]] ||
+        record FAIL "temporal speed" "no 'stencil cuda' line in runs/stencil-bench.log"
+else
+    record FAIL "temporal speed" "tools/stencil_bench.py --backend cuda failed (see runs/stencil-bench.log; python3 needed)"
 fi
 
 # ---- summary -----------------------------------------------------------------------

@@ -24,6 +24,12 @@ Prints one line per ratio with its target; writes OUTDIR/stencil-bench.csv.
 
     tools/stencil_bench.py --report OUTDIR/stencil-bench.csv
         prints the tables and ratios of an earlier run again
+
+With --backend cuda (tools/gpu-check.sh uses it) the same runs go to the
+CUDA backend: calibrate's copy is then the device's, and the lines say
+"stencil cuda 2D, ..." with one line per depth and no targets (none is set
+for a GPU; make bench's table reads the CPU's lines only).  --sizes N2,N3
+changes the edge of the 2D and 3D fields (default 16384,512).
 """
 import argparse
 import csv
@@ -38,8 +44,12 @@ SHAPES = {2: ("16384", 32), 3: ("512", 16)}  # size, iterations
 DEPTHS = (1, 4, 8)
 
 
+BACKEND = "cpu"  # --backend
+
+
 def shiftbox(args, np_, binary, extra_mpi=(), allow_fail=False):
-    cmd = ["mpirun", "-np", str(np_), *extra_mpi, binary, "stencil", *args]
+    cmd = ["mpirun", "-np", str(np_), *extra_mpi, binary, "stencil", "-s",
+           f"stencil.backend={BACKEND}", *args]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0 and not allow_fail:
         sys.exit(f"stencil_bench.py: {' '.join(cmd)} exited {done.returncode}:\n"
@@ -91,9 +101,10 @@ def rates(dim, np_, blocking, binary):
 def report(row):
     """The table and the two target lines of one (dim, ranks) row."""
     dim, np_ = int(row["dim"]), int(row["ranks"])
+    backend = row.get("backend", "cpu")
     copy, sweep, ratio = (float(row[k]) for k in ("copy_gbs", "sweep_gbs", "sweep_over_copy"))
     roof = np_ * copy / 8.0  # GB/s over 4 bytes read + 4 written per cell
-    tag = f"stencil {dim}D, {np_} rank{'s' if np_ > 1 else ''}"
+    tag = f"stencil {'' if backend == 'cpu' else backend + ' '}{dim}D, {np_} rank{'s' if np_ > 1 else ''}"
     print(f"\n# {tag}: copy {copy:.1f} GB/s and one sweep {sweep:.1f} GB/s per rank; roofline "
           f"{roof:.2f} GCells/s; GCells/s, the medians of the rounds:")
     print(f"{'depth':>6} {'plain':>8} {'temporal':>9} {'temporal/plain':>15} "
@@ -101,6 +112,13 @@ def report(row):
     for d in DEPTHS:
         p, t = float(row[f"none_d{d}"]), float(row[f"temporal_d{d}"])
         print(f"{d:>6} {p:>8.3f} {t:>9.3f} {t / p:>15.2f} {t / roof:>18.2f}")
+    if backend != "cpu":  # no targets for a GPU: one line per figure
+        print(f"{tag}: single sweep / copy: {ratio:.2f}")
+        for d in DEPTHS:
+            p, t = float(row[f"none_d{d}"]), float(row[f"temporal_d{d}"])
+            print(f"{tag}, depth {d}: temporal / plain {t / p:.2f}, temporal / roofline "
+                  f"{t / roof:.2f}")
+        return
     verdict = "met" if ratio >= 0.8 else "missed"
     print(f"{tag}: single sweep / copy: {ratio:.2f} (target 0.8: {verdict})")
     best = max(float(row[f"temporal_d{d}"]) for d in DEPTHS if d >= 4) / roof
@@ -114,12 +132,22 @@ def main():
     ap.add_argument("--np", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shiftbox", default="build/shiftbox")
+    ap.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--sizes", metavar="N2,N3", help="field edges in 2D and 3D")
     ap.add_argument("--report", metavar="CSV", help="print an earlier run's stencil-bench.csv")
     a = ap.parse_args()
     if a.report:
         for row in csv.DictReader(open(a.report)):
             report(row)
         return 0
+    global BACKEND
+    BACKEND = a.backend
+    if a.sizes:
+        try:
+            n2, n3 = (int(v) for v in a.sizes.split(","))
+        except ValueError:
+            ap.error(f"--sizes {a.sizes!r}: accepted: two integers N2,N3 (e.g. 16384,512)")
+        SHAPES[2], SHAPES[3] = (str(n2), SHAPES[2][1]), (str(n3), SHAPES[3][1])
     if os.geteuid() == 0:  # Open MPI refuses root unless told twice
         os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     os.makedirs(os.path.join(ROOT, a.outdir), exist_ok=True)
@@ -138,7 +166,7 @@ def main():
                     for d, g in got.items():
                         runs[blocking][d].append(g)
             med = {b: {d: statistics.median(v) for d, v in r.items()} for b, r in runs.items()}
-            row = {"dim": dim, "ranks": np_, "copy_gbs": copy, "sweep_gbs": sweep,
+            row = {"backend": a.backend, "dim": dim, "ranks": np_, "copy_gbs": copy, "sweep_gbs": sweep,
                    "sweep_over_copy": ratio, "roofline_gcells": np_ * copy / 8.0,
                    **{f"{b}_d{d}": med[b][d] for b in med for d in DEPTHS}}
             rows.append(row)
