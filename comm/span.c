@@ -14,12 +14,16 @@ void span_make_room(struct span *s, size_t before, size_t after, unsigned char *
     if (room_before < before) room_before = before + before / 2 + len / 2;
     if (room_after < after) room_after = after + after / 2 + len / 2;
     size_t cap = room_before + len + room_after;
-    unsigned char *base = sb_malloc(cap, "an exchange buffer");
-    if (len) memcpy(base + room_before, s->base + s->front, len);
-    if (keep_old)
+    unsigned char *base;
+    if (keep_old) { /* sends may still read the old block: a new one beside it */
+        base = sb_malloc(cap, "an exchange buffer");
+        if (len) memcpy(base + room_before, s->base + s->front, len);
         *keep_old = s->base;
-    else
-        free(s->base);
+    } else { /* grown in place where the allocator can (a large block is remapped,
+                not copied), so that old and new are not resident at once */
+        base = sb_realloc(s->base, cap, "an exchange buffer");
+        if (len) memmove(base + room_before, base + s->front, len);
+    }
     s->base = base;
     s->cap = cap;
     s->front = room_before;

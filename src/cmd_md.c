@@ -71,8 +71,12 @@ struct md_run {
     struct particles p; /* the leader's */
     long long natoms;   /* in the whole system */
     struct neighbor nb;
-    double *xall; /* this box's particles (from the centre slot), then the ghosts */
+    double *xall; /* teams of several ranks: the box's particles (from the centre slot) */
     size_t xall_cap;
+    /* What the lists and forces read: the box's particles, then the ghosts,
+     * in this box's frame.  A team of one has its particles in p.x and puts
+     * the ghosts behind them there; a larger team copies all into xall. */
+    double *pos;
     int nown, nghost;
     double *share; /* forces of this member's share, all of the box's particles */
     size_t share_cap;
@@ -279,10 +283,25 @@ static int exchange_positions(struct md_run *r, bool rebuild)
     size_t items = 0;
     for (int i = 0; i < s->count; i++)
         items += s->size[i] / (3 * sizeof(double));
-    ensure(&r->xall, &r->xall_cap, 3 * items, "particles and ghosts");
     int centre = slot_centre(s);
     r->nown = (int)(s->size[centre] / (3 * sizeof(double)));
-    memcpy(r->xall, s->data + s->offset[centre], s->size[centre]);
+    if (r->topo.team_size == 1) { /* the centre slot is p.x[0 .. n) */
+        if (r->nown != r->p.n) {
+            log_rank_error("md: %s delivered %d positions in the centre slot for %d particles",
+                           r->module, r->nown, r->p.n);
+            return SB_ERUNTIME;
+        }
+        if (items > (size_t)INT_MAX / 2) {
+            log_rank_error("md: %zu particles and ghosts in one box are too many", items);
+            return SB_ERUNTIME;
+        }
+        particles_reserve_positions(&r->p, (int)items);
+        r->pos = r->p.x;
+    } else {
+        ensure(&r->xall, &r->xall_cap, 3 * items, "particles and ghosts");
+        memcpy(r->xall, s->data + s->offset[centre], s->size[centre]);
+        r->pos = r->xall;
+    }
     size_t at = 3 * (size_t)r->nown;
     for (int i = 0; i < s->count; i++) {
         if (i == centre) continue;
@@ -295,9 +314,9 @@ static int exchange_positions(struct md_run *r, bool rebuild)
         for (size_t j = 0; j < n; j++, at += 3) {
             double pos[3];
             memcpy(pos, src + 3 * sizeof(double) * j, sizeof pos);
-            r->xall[at] = pos[0] + shift[0];
-            r->xall[at + 1] = pos[1] + shift[1];
-            r->xall[at + 2] = pos[2] + shift[2];
+            r->pos[at] = pos[0] + shift[0];
+            r->pos[at + 1] = pos[1] + shift[1];
+            r->pos[at + 2] = pos[2] + shift[2];
         }
     }
     r->nghost = (int)(at / 3) - r->nown;
@@ -322,7 +341,7 @@ static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
         f = r->share;
     }
     if (n > 0) memset(f, 0, n * sizeof *f);
-    lj_forces(&r->nb, r->xall, r->nown, f, r->prm.cutoff, energy, e);
+    lj_forces(&r->nb, r->pos, r->nown, f, r->prm.cutoff, energy, e);
     if (r->prm.force_scale != 1.0) /* md.inject_force_scale: a wrong force */
         for (size_t i = 0; i < n; i++)
             f[i] *= r->prm.force_scale;
@@ -341,25 +360,16 @@ static void build_lists(struct md_run *r)
 {
     int lo, hi;
     share_of(r, &lo, &hi);
-    neighbor_build(&r->nb, r->xall, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach);
-    if (leads(r) && r->p.n > 0) /* an empty box has no arrays at all */
-        memcpy(r->p.x0, r->p.x, 3 * sizeof(double) * (size_t)r->p.n);
+    neighbor_build(&r->nb, r->pos, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach);
     r->rebuilds++;
 }
 
-/* Whether any particle moved half the skin since the last build. */
+/* Whether any particle moved half the skin since the last build (where
+ * the build saw it: neighbor.h). */
 static int moved_far(struct md_run *r, bool *far)
 {
-    int mine = 0;
     double limit = 0.25 * r->prm.skin * r->prm.skin;
-    for (int i = 0; leads(r) && i < r->p.n && !mine; i++) {
-        double d2 = 0.0;
-        for (int d = 0; d < 3; d++) {
-            double dd = r->p.x[3 * i + d] - r->p.x0[3 * i + d];
-            d2 += dd * dd;
-        }
-        mine = d2 > limit;
-    }
+    int mine = leads(r) && neighbor_moved_far(&r->nb, r->p.x, r->p.n, limit);
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, r->topo.comm));
     *far = mine;
     return SB_OK;
@@ -436,6 +446,8 @@ static int start_run(struct md_run *r)
         rc = exchange_positions(r, true);
         if (rc == SB_OK) build_lists(r);
     }
+    free(r->p.x0); /* from here on the lists' build holds them */
+    r->p.x0 = NULL;
     struct md_energy e = {0, 0, 0};
     if (rc == SB_OK) rc = compute_forces(r, true, &e);
     if (rc == SB_OK) rc = measure(r, r->start, &e);
@@ -449,8 +461,23 @@ static int write_checkpoint(struct md_run *r, long step, struct sb_msg *m)
     checkpoint_path(&r->ckpt, "md", step, path, sizeof path);
     double started = MPI_Wtime();
     CHECK(checkpoint_room(&r->ckpt, path, md_state_file_estimate(&r->info), m));
-    CHECK(md_state_save(path, &r->info, &r->p, step, r->conserved0, checkpoint_fault_now(&r->ckpt),
-                        m));
+    /* the positions at the last build, for an exact restart */
+    size_t n = leads(r) ? (size_t)r->p.n : 0;
+    r->p.x0 = sb_malloc(3 * n * sizeof *r->p.x0 + 1, "positions at the last build");
+    int lost = n > 0 && !neighbor_positions_at_build(&r->nb, r->p.n, r->p.x0), any = lost;
+    if (lost)
+        log_rank_error("checkpoint: the last neighbour-list build did not bin every particle (a "
+                       "position outside the box's reach, or NaN)");
+    int rc = MPI_Allreduce(&lost, &any, 1, MPI_INT, MPI_MAX, r->topo.comm); /* no rank left behind */
+    rc = rc != MPI_SUCCESS ? sb_mpi_error("MPI_Allreduce", rc, __FILE__, __LINE__)
+         : any           ? SB_ERUNTIME
+                         : SB_OK;
+    if (rc == SB_OK)
+        rc = md_state_save(path, &r->info, &r->p, step, r->conserved0,
+                           checkpoint_fault_now(&r->ckpt), m);
+    free(r->p.x0);
+    r->p.x0 = NULL;
+    CHECK(rc);
     CHECK(checkpoint_commit(&r->ckpt, path, started, m));
     charge(r, T_CHECKPOINT);
     return SB_OK;
@@ -474,6 +501,7 @@ static int step_once(struct md_run *r, long step)
     charge(r, T_OTHER);
     if (rebuild && leads(r)) {
         CHECK(migrate(&r->p, &r->geo, &r->topo));
+        r->pos = NULL; /* p.x may have moved: the exchange below sets it again */
         particles_sort(&r->p, &r->geo, r->geo.reach / 2);
     }
     charge(r, T_MIGRATE);

@@ -16,9 +16,11 @@
  * positions), the send and receive copies of the largest hop (half the
  * ghosts with the slab filter; a plane of whole boxes without; none for
  * direct, which receives into the slots), and in a team of several
- * ranks the forces of the box, summed there.  A checkpoint
- * stages a copy of the positions.  The process itself (MPI, HDF5, code)
- * is measured, not estimated.  tests/faults.sh checks the total against
+ * ranks the forces of the box, summed there.  The positions the lists and
+ * forces read are the particles' own followed by the ghosts (a team of
+ * one) or a copy of all (a larger team).  A checkpoint stages the
+ * positions twice (in the global box, and at the last build).  The process
+ * itself (MPI, HDF5, code) is measured, not estimated.  tests/faults.sh checks the total against
  * the measured peak (VmHWM). */
 #include "footprint.h"
 
@@ -26,8 +28,9 @@
 #include <string.h>
 
 #define POSITION_BYTES (3.0 * sizeof(double))
-/* positions, velocities, forces, positions at the last build, id */
-#define PARTICLE_BYTES (4.0 * POSITION_BYTES + 8.0)
+/* positions, velocities, forces, id (the positions at the last build are
+ * the lists' bin-ordered copy, counted with them) */
+#define PARTICLE_BYTES (3.0 * POSITION_BYTES + 8.0)
 
 void md_footprint_estimate(const struct md_params *p, const struct md_geometry *g,
                            const struct topology *t, const char *module, long long natoms,
@@ -54,20 +57,21 @@ void md_footprint_estimate(const struct md_params *p, const struct md_geometry *
     /* the arrays, and the destinations and cell counts of particles_sort */
     f->particles = f->atoms * (PARTICLE_BYTES + 2.0 * sizeof(int));
     if (!strcmp(module, "direct")) hop = 0; /* receives into the slots */
-    /* the slots and xall hold every position; a hop's send and receive
-       copies; a team's sum of the box's forces */
-    double summed = t->team_size > 1 ? f->atoms : 0.0;
-    f->exchange = (2.0 * all + 2.0 * hop + summed) * POSITION_BYTES;
+    /* the slots hold every position; the ghosts behind the particles, or
+       a copy of all in a larger team; a hop's send and receive copies; a
+       team's sum of the box's forces */
+    double read = t->team_size > 1 ? all : f->ghosts, summed = t->team_size > 1 ? f->atoms : 0.0;
+    f->exchange = (all + read + 2.0 * hop + summed) * POSITION_BYTES;
     double partners = rho * 4.0 / 3.0 * M_PI * r * r * r;
     double faces = 2.0 * (g->edge[0] * g->edge[1] + g->edge[1] * g->edge[2] +
                           g->edge[2] * g->edge[0]);
     double across = margin * rho * rho * M_PI * pow(r, 4) / 4.0 * faces;
     double entries = (f->atoms * partners + across) / 2.0;
-    /* the list; the binned positions and their bin; every position's bin
-       while binning; three row arrays */
+    /* the list; the binned positions (at the build: the trigger compares
+       with them) and their bin; three row arrays */
     f->lists = entries * sizeof(int) + binned * (POSITION_BYTES + sizeof(int)) +
-               all * sizeof(int) + f->atoms * 3.0 * sizeof(int);
-    f->staging = f->atoms * POSITION_BYTES;
+               f->atoms * 3.0 * sizeof(int);
+    f->staging = 2.0 * f->atoms * POSITION_BYTES; /* global positions; those at the build */
     f->baseline = baseline;
     f->total = f->particles + f->exchange + f->lists + f->staging + f->baseline;
 }

@@ -6,6 +6,7 @@
 #include "md.h"
 #include "../../comm/verify.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,22 @@ void particles_reserve(struct particles *p, int n)
     if (n <= p->cap) return;
     int cap = n + n / 2 + 16;
     size_t three = 3 * (size_t)cap * sizeof(double);
-    p->x = sb_realloc(p->x, three, "positions");
+    if (cap > p->xcap) {
+        p->x = sb_realloc(p->x, three, "positions");
+        p->xcap = cap;
+    }
     p->v = sb_realloc(p->v, three, "velocities");
     p->f = sb_realloc(p->f, three, "forces");
-    p->x0 = sb_realloc(p->x0, three, "positions at the last build");
     p->id = sb_realloc(p->id, (size_t)cap * sizeof *p->id, "particle ids");
     p->cap = cap;
+}
+
+void particles_reserve_positions(struct particles *p, int n)
+{
+    if (n <= p->xcap && p->x) return;
+    long long cap = (long long)n + n / 4 + 16;
+    p->xcap = cap > INT_MAX ? INT_MAX : (int)cap;
+    p->x = sb_realloc(p->x, 3 * (size_t)p->xcap * sizeof(double), "positions and ghosts");
 }
 
 void particles_free(struct particles *p)

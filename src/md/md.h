@@ -37,16 +37,21 @@ struct md_geometry {
 /* One box's particles. */
 struct particles {
     int n, cap;
+    int xcap;    /* positions x holds (>= cap): md puts the ghosts behind the particles */
     double *x;   /* positions relative to the box corner, [3n] */
     double *v;   /* velocities [3n] */
     double *f;   /* forces [3n] */
-    double *x0;  /* positions at the last neighbour-list build [3n] */
+    double *x0;  /* positions at the last neighbour-list build [3n], only from a checkpoint's
+                    read to the first build and while one is written; NULL otherwise (the
+                    build's bin-ordered copy holds them: neighbor.h) */
     int64_t *id; /* global ids, from the lattice site */
 };
 
 void md_geometry_init(struct md_geometry *g, const struct md_params *p, const struct topology *t);
 
 void particles_reserve(struct particles *p, int n);
+/* Room in x for n positions: the particles' and, behind them, the ghosts'. */
+void particles_reserve_positions(struct particles *p, int n);
 void particles_free(struct particles *p);
 
 /* The box (per dimension) a position in [0, n * edge) belongs to: every

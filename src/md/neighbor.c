@@ -74,19 +74,21 @@ static void fill_bins(struct neighbor *nb, const double *x, int total)
         nb->bin_atoms = sb_realloc(nb->bin_atoms, (size_t)nb->atoms_cap * sizeof(int), "bins");
     }
     memset(nb->bin_start, 0, (size_t)(nbins + 1) * sizeof(int));
-    int *where = sb_malloc((size_t)(total > 0 ? total : 1) * sizeof *where, "bin indices");
+    /* each particle's bin is computed twice rather than kept: the build's
+       peak memory is md's */
     for (int i = 0; i < total; i++) {
-        where[i] = bin_of(nb, x + 3 * (size_t)i);
-        if (where[i] >= 0) nb->bin_start[where[i] + 1]++;
+        int b = bin_of(nb, x + 3 * (size_t)i);
+        if (b >= 0) nb->bin_start[b + 1]++;
     }
     for (int b = 0; b < nbins; b++)
         nb->bin_start[b + 1] += nb->bin_start[b];
     int *fill = sb_malloc((size_t)nbins * sizeof *fill + 1, "bin fill");
     memcpy(fill, nb->bin_start, (size_t)nbins * sizeof *fill);
-    for (int i = 0; i < total; i++)
-        if (where[i] >= 0) nb->bin_atoms[fill[where[i]]++] = i;
+    for (int i = 0; i < total; i++) {
+        int b = bin_of(nb, x + 3 * (size_t)i);
+        if (b >= 0) nb->bin_atoms[fill[b]++] = i;
+    }
     free(fill);
-    free(where);
 }
 
 static void reserve(int **array, size_t *cap, size_t n)
@@ -192,6 +194,40 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
         for (home[1] = 0; home[1] < nb->nbins[1]; home[1]++)
             for (home[2] = 0; home[2] < nb->nbins[2]; home[2]++)
                 lists_of_bin(nb, home, nown, reach * reach, nb->own, nb->ghosts, nb->start);
+}
+
+static int binned_count(const struct neighbor *nb)
+{
+    return nb->bin_start ? nb->bin_start[nb->nbins[0] * nb->nbins[1] * nb->nbins[2]] : 0;
+}
+
+bool neighbor_moved_far(const struct neighbor *nb, const double *x, int nown, double limit2)
+{
+    int seen = 0, binned = binned_count(nb);
+    for (int a = 0; a < binned; a++) {
+        int i = nb->bin_atoms[a];
+        if (i >= nown) continue;
+        seen++;
+        double d2 = 0.0;
+        for (int d = 0; d < 3; d++) {
+            double dd = x[3 * i + d] - nb->sorted[3 * a + d];
+            d2 += dd * dd;
+        }
+        if (d2 > limit2) return true;
+    }
+    return seen != nown;
+}
+
+bool neighbor_positions_at_build(const struct neighbor *nb, int nown, double *x0)
+{
+    int seen = 0, binned = binned_count(nb);
+    for (int a = 0; a < binned; a++) {
+        int i = nb->bin_atoms[a];
+        if (i >= nown) continue;
+        seen++;
+        memcpy(x0 + 3 * (size_t)i, nb->sorted + 3 * (size_t)a, 3 * sizeof(double));
+    }
+    return seen == nown;
 }
 
 void neighbor_free(struct neighbor *nb)

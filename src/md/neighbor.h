@@ -10,6 +10,7 @@
 #ifndef SB_MD_NEIGHBOR_H
 #define SB_MD_NEIGHBOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct neighbor {
@@ -29,7 +30,8 @@ struct neighbor {
     int rows_cap;
     int *scratch; /* ghosts of one particle while its list is built */
     size_t scratch_cap;
-    double *sorted; /* positions in bin order, for the candidate scans */
+    double *sorted; /* positions in bin order at the build: the candidate scans, and the
+                       trigger's reference between builds */
     size_t sorted_cap;
     int *near; /* the candidate ranges around one home bin: first, end */
 };
@@ -38,6 +40,15 @@ struct neighbor {
  * edge: the box; reach: cut-off + skin. */
 void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
                     const double edge[3], double reach);
+
+/* Whether any of the box's particles [0, nown) is farther than
+ * sqrt(limit2) from where the last build saw it (its place in `sorted`);
+ * true also when the last build did not bin every one of them. */
+bool neighbor_moved_far(const struct neighbor *nb, const double *x, int nown, double limit2);
+
+/* Where the last build saw particles [0, nown): x0[3 nown].  False when it
+ * did not bin every one of them. */
+bool neighbor_positions_at_build(const struct neighbor *nb, int nown, double *x0);
 
 void neighbor_free(struct neighbor *nb);
 

@@ -715,6 +715,7 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
                        "the %llu particles",
                        f->path, (unsigned long long)n);
     particles_reserve(p, count);
+    p->x0 = sb_realloc(p->x0, 3 * ((size_t)count + 1) * sizeof *p->x0, "positions at the last build");
     const hsize_t rows = (hsize_t)count;
     double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
     rc = read_table(f, ROWS_IN_BOX, n, first, rows, p->x, sums);
@@ -829,7 +830,7 @@ static int send_to_owners(struct arrival *block, int nblock, const struct md_sta
             for (int d = 0; d < 3; d++) {
                 double pos =
                     got[i].x[d] - floor(got[i].x[d] / info->geo->length[d]) * info->geo->length[d];
-                p->x[3 * i + d] = p->x0[3 * i + d] = pos - info->geo->corner[d];
+                p->x[3 * i + d] = pos - info->geo->corner[d];
                 p->v[3 * i + d] = got[i].v[d];
                 p->f[3 * i + d] = 0.0;
             }

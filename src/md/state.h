@@ -75,7 +75,8 @@ double md_state_file_estimate(const struct md_state_info *info);
 int md_state_save(const char *path, const struct md_state_info *info, const struct particles *p,
                   long step, double conserved0, enum checkpoint_fault fault, struct sb_msg *m);
 
-/* Reads a checkpoint into the leaders' particles (x, x0, v, id).  Exits
+/* Reads a checkpoint into the leaders' particles (x, v, id; x0 too for an exact
+ * restart on the same decomposition, else NULL).  Exits
  * with SB_EUSAGE for a file that is missing, not a ShiftBox MD checkpoint,
  * or of other physics; SB_ERUNTIME when it cannot be read (a failed
  * checksum).  Every rank returns the same code; the message is on the
