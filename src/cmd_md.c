@@ -454,6 +454,20 @@ static int start_run(struct md_run *r)
     return rc;
 }
 
+/* The positions at the last build into p.x0, from the lists' build (an
+ * exact restart needs them); every rank learns whether all could. */
+static int stage_positions_at_build(struct md_run *r)
+{
+    size_t n = leads(r) ? (size_t)r->p.n : 0;
+    r->p.x0 = sb_malloc(3 * n * sizeof *r->p.x0 + 1, "positions at the last build");
+    int lost = n > 0 && !neighbor_positions_at_build(&r->nb, r->p.n, r->p.x0), any = lost;
+    if (lost)
+        log_rank_error("checkpoint: the last neighbour-list build did not bin every particle (a "
+                       "position outside the box's reach, or NaN)");
+    CHECK_MPI(MPI_Allreduce(&lost, &any, 1, MPI_INT, MPI_MAX, r->topo.comm));
+    return any ? SB_ERUNTIME : SB_OK;
+}
+
 /* The state after `step` into a checkpoint file (DESIGN.md "Checkpoint"). */
 static int write_checkpoint(struct md_run *r, long step, struct sb_msg *m)
 {
@@ -461,17 +475,7 @@ static int write_checkpoint(struct md_run *r, long step, struct sb_msg *m)
     checkpoint_path(&r->ckpt, "md", step, path, sizeof path);
     double started = MPI_Wtime();
     CHECK(checkpoint_room(&r->ckpt, path, md_state_file_estimate(&r->info), m));
-    /* the positions at the last build, for an exact restart */
-    size_t n = leads(r) ? (size_t)r->p.n : 0;
-    r->p.x0 = sb_malloc(3 * n * sizeof *r->p.x0 + 1, "positions at the last build");
-    int lost = n > 0 && !neighbor_positions_at_build(&r->nb, r->p.n, r->p.x0), any = lost;
-    if (lost)
-        log_rank_error("checkpoint: the last neighbour-list build did not bin every particle (a "
-                       "position outside the box's reach, or NaN)");
-    int rc = MPI_Allreduce(&lost, &any, 1, MPI_INT, MPI_MAX, r->topo.comm); /* no rank left behind */
-    rc = rc != MPI_SUCCESS ? sb_mpi_error("MPI_Allreduce", rc, __FILE__, __LINE__)
-         : any           ? SB_ERUNTIME
-                         : SB_OK;
+    int rc = stage_positions_at_build(r);
     if (rc == SB_OK)
         rc = md_state_save(path, &r->info, &r->p, step, r->conserved0,
                            checkpoint_fault_now(&r->ckpt), m);
