@@ -1,9 +1,12 @@
 #include "neighbor.h"
 #include "../error.h"
-#include "../vectorize.h"
 
 #include <math.h>
 #include <stdbool.h>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define SB_AVX512_SCAN 1
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,14 +101,82 @@ static void reserve(int **array, size_t *cap, size_t n)
     *array = sb_realloc(*array, *cap * sizeof **array, "neighbour list");
 }
 
-/* The lists of the particles of one home bin (bx,by,bz): the bins around
- * it are found once, and candidates read from the positions in bin order. */
+bool neighbor_wide_scan = true;
+
+/* The bin-ordered positions, one axis each. */
+static inline const double *axis(const struct neighbor *nb, int d)
+{
+    return nb->sorted + (size_t)d * nb->sorted_cap;
+}
+
+/* Particle i's candidates [c0, c1) (positions xi): its own partners j > i
+ * appended to mine, its ghosts to theirs, each in candidate order.
+ * Without branches: a candidate is written in any case and kept by
+ * advancing the count, which costs less than a mispredicted jump. */
+static inline void scan(const struct neighbor *nb, int c0, int c1, int i, int nown,
+                        const double xi[3], double reach2, int *restrict mine, size_t *own,
+                        int *restrict theirs, size_t *ghosts)
+{
+    const double *sx = axis(nb, 0), *sy = axis(nb, 1), *sz = axis(nb, 2);
+    size_t o = *own, g = *ghosts;
+    for (int c = c0; c < c1; c++) {
+        int j = nb->bin_atoms[c];
+        double dx = xi[0] - sx[c], dy = xi[1] - sy[c], dz = xi[2] - sz[c];
+        int near = dx * dx + dy * dy + dz * dz < reach2;
+        int is_own = j < nown;
+        mine[o] = j;
+        o += near & is_own & (j > i);
+        theirs[g] = j;
+        g += near & !is_own;
+    }
+    *own = o;
+    *ghosts = g;
+}
+
+#ifdef SB_AVX512_SCAN
+/* The same scan eight candidates at a time: the same products and sums in
+ * the same order (no FMA), the partners kept by compressing stores, which
+ * keep the candidates' order. */
+__attribute__((target("avx512f,avx512vl"))) static void
+scan_avx512(const struct neighbor *nb, int c0, int c1, int i, int nown, const double xi[3],
+            double reach2, int *restrict mine, size_t *own, int *restrict theirs, size_t *ghosts)
+{
+    const double *sx = axis(nb, 0), *sy = axis(nb, 1), *sz = axis(nb, 2);
+    const __m512d px = _mm512_set1_pd(xi[0]), py = _mm512_set1_pd(xi[1]),
+                  pz = _mm512_set1_pd(xi[2]), r2 = _mm512_set1_pd(reach2);
+    const __m256i me = _mm256_set1_epi32(i), owned = _mm256_set1_epi32(nown);
+    size_t o = *own, g = *ghosts;
+    for (int c = c0; c < c1; c += 8) {
+        __mmask8 k = c1 - c >= 8 ? 0xff : (__mmask8)((1u << (c1 - c)) - 1);
+        __m512d dx = _mm512_sub_pd(px, _mm512_maskz_loadu_pd(k, sx + c));
+        __m512d dy = _mm512_sub_pd(py, _mm512_maskz_loadu_pd(k, sy + c));
+        __m512d dz = _mm512_sub_pd(pz, _mm512_maskz_loadu_pd(k, sz + c));
+        __m512d d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
+                                   _mm512_mul_pd(dz, dz));
+        __mmask8 near = _mm512_mask_cmp_pd_mask(k, d2, r2, _CMP_LT_OQ);
+        __m256i j = _mm256_maskz_loadu_epi32(k, nb->bin_atoms + c);
+        __mmask8 is_own = _mm256_cmplt_epi32_mask(j, owned);
+        __mmask8 keep = near & is_own & _mm256_cmpgt_epi32_mask(j, me);
+        __mmask8 ghost = near & (__mmask8)~is_own;
+        _mm256_mask_compressstoreu_epi32(mine + o, keep, j);
+        o += (size_t)__builtin_popcount(keep);
+        _mm256_mask_compressstoreu_epi32(theirs + g, ghost, j);
+        g += (size_t)__builtin_popcount(ghost);
+    }
+    *own = o;
+    *ghosts = g;
+}
+#endif
+
+typedef void scan_fn(const struct neighbor *, int, int, int, int, const double *, double, int *,
+                     size_t *, int *, size_t *);
+
 /* The lists of the particles of one home bin: the candidate ranges (one
  * per stencil row) are found once, and candidates read in bin order.
- * Built for AVX-512, AVX2 and any x86-64 (src/vectorize.h). */
-SB_WIDE_VECTORS static void lists_of_bin(struct neighbor *nb, const int home[3], int nown,
-                                         double reach2, int *own_count, int *ghost_count,
-                                         int *starts)
+ * Inlined into every_list once per scan, so that the scan is a direct call
+ * (and the portable one inlined). */
+static inline __attribute__((always_inline)) void lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int nown,
+                         double reach2, int *own_count, int *ghost_count, int *starts)
 {
     int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
     bool owners = false; /* most halo bins hold ghosts only: nothing to list */
@@ -132,34 +203,34 @@ SB_WIDE_VECTORS static void lists_of_bin(struct neighbor *nb, const int home[3],
         int i = nb->bin_atoms[a];
         if (i >= nown || i < nb->i_lo || i >= nb->i_hi)
             continue; /* ghosts and other members' particles have no list here */
-        const double xi = nb->sorted[3 * a], yi = nb->sorted[3 * a + 1], zi = nb->sorted[3 * a + 2];
+        const double xi[3] = {axis(nb, 0)[a], axis(nb, 1)[a], axis(nb, 2)[a]};
         int row = i - nb->i_lo;
-        /* room for every candidate, so the scan below can write blindly */
+        /* room for every candidate, so the scan can write blindly */
         reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates);
         reserve(&nb->scratch, &nb->scratch_cap, candidates);
         int *restrict mine = nb->list + nb->list_len, *restrict theirs = nb->scratch;
         size_t own = 0, ghosts = 0;
-        for (int r = 0; r < nranges; r++) {
-            /* Without branches: a partner is written in any case and kept by
-             * advancing the count, which costs less than a mispredicted jump. */
-            for (int c = nb->near[2 * r]; c < nb->near[2 * r + 1]; c++) {
-                int j = nb->bin_atoms[c];
-                double dx = xi - nb->sorted[3 * c], dy = yi - nb->sorted[3 * c + 1],
-                       dz = zi - nb->sorted[3 * c + 2];
-                int near = dx * dx + dy * dy + dz * dz < reach2;
-                int is_own = j < nown;
-                mine[own] = j;
-                own += near & is_own & (j > i);
-                theirs[ghosts] = j;
-                ghosts += near & !is_own;
-            }
-        }
+        for (int r = 0; r < nranges; r++)
+            scan_range(nb, nb->near[2 * r], nb->near[2 * r + 1], i, nown, xi, reach2, mine, &own,
+                       theirs, &ghosts);
         memcpy(mine + own, theirs, ghosts * sizeof *theirs);
         starts[row] = (int)nb->list_len;
         nb->list_len += own + ghosts;
         own_count[row] = (int)own;
         ghost_count[row] = (int)ghosts;
     }
+}
+
+/* The lists of every home bin, with the scan given. */
+static inline __attribute__((always_inline)) void every_list(struct neighbor *nb,
+                                                             scan_fn *scan_range, int nown,
+                                                             double reach2)
+{
+    int home[3];
+    for (home[0] = 0; home[0] < nb->nbins[0]; home[0]++)
+        for (home[1] = 0; home[1] < nb->nbins[1]; home[1]++)
+            for (home[2] = 0; home[2] < nb->nbins[2]; home[2]++)
+                lists_of_bin(nb, scan_range, home, nown, reach2, nb->own, nb->ghosts, nb->start);
 }
 
 void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
@@ -169,13 +240,16 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     int total = nown + nghost;
     fill_bins(nb, x, total);
     int nbins = nb->nbins[0] * nb->nbins[1] * nb->nbins[2], binned = nb->bin_start[nbins];
-    if ((size_t)binned * 3 > nb->sorted_cap || !nb->sorted) {
-        nb->sorted_cap = 3 * (size_t)binned + 3 * (size_t)binned / 2 + 3;
-        nb->sorted =
-            sb_realloc(nb->sorted, nb->sorted_cap * sizeof *nb->sorted, "binned positions");
+    if ((size_t)binned > nb->sorted_cap || !nb->sorted) { /* rewritten below: no copy */
+        free(nb->sorted);
+        nb->sorted_cap = (size_t)binned + (size_t)binned / 2 + 1;
+        nb->sorted = sb_malloc(3 * nb->sorted_cap * sizeof *nb->sorted, "binned positions");
     }
-    for (int a = 0; a < binned; a++)
-        memcpy(nb->sorted + 3 * a, x + 3 * (size_t)nb->bin_atoms[a], 3 * sizeof(double));
+    for (int d = 0; d < 3; d++) {
+        double *to = nb->sorted + (size_t)d * nb->sorted_cap;
+        for (int a = 0; a < binned; a++)
+            to[a] = x[3 * (size_t)nb->bin_atoms[a] + d];
+    }
     nb->near = sb_realloc(nb->near, 2 * (size_t)nb->nstencil * sizeof *nb->near, "near bins");
     int rows = i_hi - i_lo;
     if (rows > nb->rows_cap) {
@@ -189,11 +263,14 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     nb->list_len = 0;
     for (int r = 0; r < rows; r++) /* a particle outside every bin has no partners */
         nb->start[r] = nb->own[r] = nb->ghosts[r] = 0;
-    int home[3];
-    for (home[0] = 0; home[0] < nb->nbins[0]; home[0]++)
-        for (home[1] = 0; home[1] < nb->nbins[1]; home[1]++)
-            for (home[2] = 0; home[2] < nb->nbins[2]; home[2]++)
-                lists_of_bin(nb, home, nown, reach * reach, nb->own, nb->ghosts, nb->start);
+#ifdef SB_AVX512_SCAN
+    if (neighbor_wide_scan && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl")) {
+        every_list(nb, scan_avx512, nown, reach * reach);
+        return;
+    }
+#endif
+    every_list(nb, scan, nown, reach * reach);
 }
 
 static int binned_count(const struct neighbor *nb)
@@ -210,7 +287,7 @@ bool neighbor_moved_far(const struct neighbor *nb, const double *x, int nown, do
         seen++;
         double d2 = 0.0;
         for (int d = 0; d < 3; d++) {
-            double dd = x[3 * i + d] - nb->sorted[3 * a + d];
+            double dd = x[3 * (size_t)i + d] - axis(nb, d)[a];
             d2 += dd * dd;
         }
         if (d2 > limit2) return true;
@@ -225,7 +302,8 @@ bool neighbor_positions_at_build(const struct neighbor *nb, int nown, double *x0
         int i = nb->bin_atoms[a];
         if (i >= nown) continue;
         seen++;
-        memcpy(x0 + 3 * (size_t)i, nb->sorted + 3 * (size_t)a, 3 * sizeof(double));
+        for (int d = 0; d < 3; d++)
+            x0[3 * (size_t)i + d] = axis(nb, d)[a];
     }
     return seen == nown;
 }

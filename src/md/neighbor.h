@@ -30,8 +30,10 @@ struct neighbor {
     int rows_cap;
     int *scratch; /* ghosts of one particle while its list is built */
     size_t scratch_cap;
-    double *sorted; /* positions in bin order at the build: the candidate scans, and the
-                       trigger's reference between builds */
+    /* The positions in bin order at the build, x[], y[] and z[] each
+     * sorted_cap long: the candidate scans, and the trigger's reference
+     * between builds. */
+    double *sorted;
     size_t sorted_cap;
     int *near; /* the candidate ranges around one home bin: first, end */
 };
@@ -51,5 +53,9 @@ bool neighbor_moved_far(const struct neighbor *nb, const double *x, int nown, do
 bool neighbor_positions_at_build(const struct neighbor *nb, int nown, double *x0);
 
 void neighbor_free(struct neighbor *nb);
+
+/* The candidate scan in AVX-512 where the processor has it (default), or
+ * the portable loop; both give the same lists (tests/test_neighbor.c). */
+extern bool neighbor_wide_scan;
 
 #endif

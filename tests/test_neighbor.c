@@ -1,0 +1,114 @@
+/* Neighbour lists (src/md/neighbor.c): for random particles and ghosts
+ * around a box, every list holds exactly the partners within reach that a
+ * brute-force search finds (own partners j > i, then ghosts), in the same
+ * lists whether the candidate scan runs in AVX-512 or in the portable loop;
+ * and the comparison catches a list that lost one partner.  On a processor
+ * without AVX-512 both builds take the portable loop (said on stdout). */
+#include "cmocka_prelude.h"
+#include "../src/md/neighbor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NOWN = 900, NGHOST = 700 };
+static const double EDGE[3] = {7.1, 6.3, 5.7}, REACH = 1.9;
+
+/* Own particles in the box, ghosts within reach around it (some beyond). */
+static double *particles(unsigned seed)
+{
+    double *x = malloc(3 * (NOWN + NGHOST) * sizeof *x);
+    srand(seed);
+    for (int i = 0; i < NOWN + NGHOST; i++)
+        for (int d = 0; d < 3; d++) {
+            double u = (double)rand() / RAND_MAX;
+            x[3 * i + d] = i < NOWN ? u * EDGE[d] : -1.2 * REACH + u * (EDGE[d] + 2.4 * REACH);
+        }
+    return x;
+}
+
+static bool within(const double *x, int i, int j)
+{
+    double dx = x[3 * i] - x[3 * j], dy = x[3 * i + 1] - x[3 * j + 1],
+           dz = x[3 * i + 2] - x[3 * j + 2];
+    return dx * dx + dy * dy + dz * dz < REACH * REACH;
+}
+
+static int compare_ints(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* How many particles' lists differ from the brute-force search. */
+static int wrong_lists(const struct neighbor *nb, const double *x)
+{
+    int wrong = 0, *want = malloc((NOWN + NGHOST) * sizeof *want);
+    for (int i = 0; i < NOWN; i++) {
+        int n = 0, own = 0;
+        for (int j = i + 1; j < NOWN; j++)
+            if (within(x, i, j)) want[n++] = j, own++;
+        for (int j = NOWN; j < NOWN + NGHOST; j++)
+            if (within(x, i, j)) want[n++] = j;
+        int got[NOWN + NGHOST], len = nb->own[i] + nb->ghosts[i];
+        memcpy(got, nb->list + nb->start[i], (size_t)len * sizeof *got);
+        qsort(got, (size_t)nb->own[i], sizeof *got, compare_ints);
+        qsort(got + nb->own[i], (size_t)nb->ghosts[i], sizeof *got, compare_ints);
+        wrong += len != n || nb->own[i] != own || memcmp(got, want, (size_t)n * sizeof *got);
+    }
+    free(want);
+    return wrong;
+}
+
+static void test_lists_right_and_scans_alike(void **state)
+{
+    (void)state;
+    double *x = particles(7);
+    struct neighbor wide = {0}, narrow = {0};
+    neighbor_wide_scan = true;
+    neighbor_build(&wide, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
+    neighbor_wide_scan = false;
+    neighbor_build(&narrow, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
+    neighbor_wide_scan = true;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+        printf("# no AVX-512 here: both builds took the portable scan\n");
+#endif
+    assert_int_equal(wrong_lists(&narrow, x), 0);
+    assert_int_equal(wrong_lists(&wide, x), 0);
+    assert_int_equal(wide.list_len, narrow.list_len);
+    assert_memory_equal(wide.list, narrow.list, wide.list_len * sizeof *wide.list);
+    assert_memory_equal(wide.start, narrow.start, NOWN * sizeof *wide.start);
+    assert_memory_equal(wide.own, narrow.own, NOWN * sizeof *wide.own);
+    assert_memory_equal(wide.ghosts, narrow.ghosts, NOWN * sizeof *wide.ghosts);
+    neighbor_free(&wide);
+    neighbor_free(&narrow);
+    free(x);
+}
+
+/* The comparison can fail: a list that lost a partner is counted. */
+static void test_lost_partner_caught(void **state)
+{
+    (void)state;
+    double *x = particles(11);
+    struct neighbor nb = {0};
+    neighbor_build(&nb, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
+    int i = 0;
+    while (nb.own[i] + nb.ghosts[i] == 0)
+        i++;
+    if (nb.ghosts[i] > 0)
+        nb.ghosts[i]--;
+    else
+        nb.own[i]--;
+    assert_int_equal(wrong_lists(&nb, x), 1);
+    neighbor_free(&nb);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lists_right_and_scans_alike),
+        cmocka_unit_test(test_lost_partner_caught),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
