@@ -1,6 +1,13 @@
 #include "force.h"
 #include "../vectorize.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define SB_AVX512_FORCES 1
+#endif
+
+bool lj_wide_forces = true;
+
 /* One particle's partners: own ones (the pair acts on both) or ghosts (on
  * the particle only, half the energy).  The cut-off is a mask rather than a
  * branch: about a third of the listed pairs lie between cut-off and skin,
@@ -43,31 +50,128 @@ static inline void partners(const int *restrict js, int n, bool both, const doub
     }
 }
 
-/* Built for AVX-512, AVX2 and any x86-64 (src/vectorize.h): the same bits. */
-SB_WIDE_VECTORS void lj_forces(const struct neighbor *nb, const double *restrict x, int nown,
-                               double *restrict f, double cutoff, bool energy, struct md_energy *e)
+#ifdef SB_AVX512_FORCES
+/* The same partners eight at a time: every pair's products, quotient and
+ * differences as above, in the same order (no FMA); a partner's force
+ * gathered, reduced and scattered back (a list names each partner once, so
+ * no two lanes touch one force); and the particle's own sums added lane by
+ * lane in list order, as the loop above adds them, so that the bits agree. */
+__attribute__((target("avx512f,avx512vl"))) static void
+partners_avx512(const int *restrict js, int n, bool both, const double *restrict x,
+                double *restrict f, double xi, double yi, double zi, double cut2, bool energy,
+                double fi[3], double sums[3])
 {
-    (void)nown;
-    const double cut2 = cutoff * cutoff;
-    double sums[3] = {0.0, 0.0, 0.0};
+    double fx = 0.0, fy = 0.0, fz = 0.0, potential = 0.0, virial = 0.0, pairs = 0.0;
+    const __m512d px = _mm512_set1_pd(xi), py = _mm512_set1_pd(yi), pz = _mm512_set1_pd(zi),
+                  c2 = _mm512_set1_pd(cut2), one = _mm512_set1_pd(1.0),
+                  c48 = _mm512_set1_pd(48.0), half = _mm512_set1_pd(0.5),
+                  c4 = _mm512_set1_pd(4.0), zero = _mm512_setzero_pd();
+    const __m256i three = _mm256_set1_epi32(3);
+    for (int k = 0; k < n; k += 8) {
+        const int lanes = n - k < 8 ? n - k : 8;
+        const __mmask8 m = (__mmask8)((1u << lanes) - 1);
+        const __m256i j3 = _mm256_mullo_epi32(_mm256_maskz_loadu_epi32(m, js + k), three);
+        const __m512d dx = _mm512_sub_pd(px, _mm512_mask_i32gather_pd(zero, m, j3, x, 8));
+        const __m512d dy = _mm512_sub_pd(py, _mm512_mask_i32gather_pd(zero, m, j3, x + 1, 8));
+        const __m512d dz = _mm512_sub_pd(pz, _mm512_mask_i32gather_pd(zero, m, j3, x + 2, 8));
+        const __m512d r2 = _mm512_add_pd(
+            _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+        const __m512d inside =
+            _mm512_maskz_mov_pd(_mm512_mask_cmp_pd_mask(m, r2, c2, _CMP_LT_OQ), one);
+        const __m512d sr2 = _mm512_div_pd(inside, r2);
+        const __m512d sr6 = _mm512_mul_pd(_mm512_mul_pd(sr2, sr2), sr2);
+        const __m512d force = _mm512_mul_pd(
+            _mm512_mul_pd(_mm512_mul_pd(c48, sr6), _mm512_sub_pd(sr6, half)), sr2);
+        const __m512d gx = _mm512_mul_pd(dx, force), gy = _mm512_mul_pd(dy, force),
+                      gz = _mm512_mul_pd(dz, force);
+        double ax[8], ay[8], az[8];
+        _mm512_storeu_pd(ax, gx);
+        _mm512_storeu_pd(ay, gy);
+        _mm512_storeu_pd(az, gz);
+        for (int l = 0; l < lanes; l++) {
+            fx += ax[l];
+            fy += ay[l];
+            fz += az[l];
+        }
+        if (both) {
+            __m512d v = _mm512_mask_i32gather_pd(zero, m, j3, f, 8);
+            _mm512_mask_i32scatter_pd(f, m, j3, _mm512_sub_pd(v, gx), 8);
+            v = _mm512_mask_i32gather_pd(zero, m, j3, f + 1, 8);
+            _mm512_mask_i32scatter_pd(f + 1, m, j3, _mm512_sub_pd(v, gy), 8);
+            v = _mm512_mask_i32gather_pd(zero, m, j3, f + 2, 8);
+            _mm512_mask_i32scatter_pd(f + 2, m, j3, _mm512_sub_pd(v, gz), 8);
+        }
+        if (energy) {
+            double u[8], w[8], p[8];
+            _mm512_storeu_pd(u, _mm512_mul_pd(_mm512_mul_pd(c4, sr6), _mm512_sub_pd(sr6, one)));
+            _mm512_storeu_pd(w, _mm512_mul_pd(r2, force));
+            _mm512_storeu_pd(p, inside);
+            for (int l = 0; l < lanes; l++) {
+                potential += u[l];
+                virial += w[l];
+                pairs += p[l];
+            }
+        }
+    }
+    fi[0] += fx;
+    fi[1] += fy;
+    fi[2] += fz;
+    if (energy) {
+        const double share = both ? 1.0 : 0.5; /* a ghost pair is half ours */
+        sums[0] += share * potential;
+        sums[1] += share * virial;
+        sums[2] += share * pairs;
+    }
+}
+#endif
+
+typedef void partners_fn(const int *restrict, int, bool, const double *restrict, double *restrict,
+                         double, double, double, double, bool, double[3], double[3]);
+
+/* Every particle's forces, with the partners' loop given (inlined once per
+ * loop, so that it is a direct call and the portable one inlined). */
+static inline __attribute__((always_inline)) void
+all_forces(const struct neighbor *nb, const double *restrict x, double *restrict f, double cut2,
+           bool energy, double sums[3], partners_fn *pairs_of)
+{
     for (int i = nb->i_lo; i < nb->i_hi; i++) {
         const int row = i - nb->i_lo;
         const int *js = nb->list + nb->start[row];
         const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
         double fi[3] = {0.0, 0.0, 0.0};
-        if (energy) {
-            partners(js, nb->own[row], true, x, f, xi, yi, zi, cut2, true, fi, sums);
-            partners(js + nb->own[row], nb->ghosts[row], false, x, f, xi, yi, zi, cut2, true, fi,
-                     sums);
-        } else {
-            partners(js, nb->own[row], true, x, f, xi, yi, zi, cut2, false, fi, sums);
-            partners(js + nb->own[row], nb->ghosts[row], false, x, f, xi, yi, zi, cut2, false, fi,
-                     sums);
-        }
+        pairs_of(js, nb->own[row], true, x, f, xi, yi, zi, cut2, energy, fi, sums);
+        pairs_of(js + nb->own[row], nb->ghosts[row], false, x, f, xi, yi, zi, cut2, energy, fi,
+                 sums);
         f[3 * i] += fi[0];
         f[3 * i + 1] += fi[1];
         f[3 * i + 2] += fi[2];
     }
+}
+
+/* The portable loop, built for AVX-512, AVX2 and any x86-64
+ * (src/vectorize.h); the energy flag a constant in each copy. */
+SB_WIDE_VECTORS static void forces_portable(const struct neighbor *nb, const double *restrict x,
+                                            double *restrict f, double cut2, bool energy,
+                                            double sums[3])
+{
+    if (energy)
+        all_forces(nb, x, f, cut2, true, sums, partners);
+    else
+        all_forces(nb, x, f, cut2, false, sums, partners);
+}
+
+void lj_forces(const struct neighbor *nb, const double *restrict x, int nown, double *restrict f,
+               double cutoff, bool energy, struct md_energy *e)
+{
+    (void)nown;
+    const double cut2 = cutoff * cutoff;
+    double sums[3] = {0.0, 0.0, 0.0};
+#ifdef SB_AVX512_FORCES
+    if (lj_wide_forces && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+        all_forces(nb, x, f, cut2, energy, sums, partners_avx512);
+    else
+#endif
+        forces_portable(nb, x, f, cut2, energy, sums);
     if (energy) {
         e->potential += sums[0];
         e->virial += sums[1];

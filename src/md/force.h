@@ -23,4 +23,8 @@ struct md_energy {
 void lj_forces(const struct neighbor *nb, const double *x, int nown, double *f, double cutoff,
                bool energy, struct md_energy *e);
 
+/* The pairs' loop in AVX-512 where the processor has it (default), or the
+ * portable one; both give the same bits (tests/test_force.c). */
+extern bool lj_wide_forces;
+
 #endif

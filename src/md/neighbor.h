@@ -6,7 +6,8 @@
  * Particle i's list holds first its own partners j > i (each own pair once:
  * Newton's third law inside the box), then every ghost within reach; in bin
  * order, and within a bin in index order, so that a given set of slots
- * always gives the same lists. */
+ * always gives the same lists.  A list names each partner once (the force
+ * loop's AVX-512 scatter relies on it). */
 #ifndef SB_MD_NEIGHBOR_H
 #define SB_MD_NEIGHBOR_H
 
