@@ -8,6 +8,22 @@
 
 bool lj_wide_forces = true;
 
+/* One list's sums into the particle's force and the energies. */
+static inline void add_sums(double fx, double fy, double fz, bool both, bool energy,
+                            double potential, double virial, double pairs, double fi[3],
+                            double sums[3])
+{
+    fi[0] += fx;
+    fi[1] += fy;
+    fi[2] += fz;
+    if (energy) {
+        const double share = both ? 1.0 : 0.5; /* a ghost pair is half ours */
+        sums[0] += share * potential;
+        sums[1] += share * virial;
+        sums[2] += share * pairs;
+    }
+}
+
 /* One particle's partners: own ones (the pair acts on both) or ghosts (on
  * the particle only, half the energy).  The cut-off is a mask rather than a
  * branch: about a third of the listed pairs lie between cut-off and skin,
@@ -39,15 +55,7 @@ static inline void partners(const int *restrict js, int n, bool both, const doub
             pairs += inside;
         }
     }
-    fi[0] += fx;
-    fi[1] += fy;
-    fi[2] += fz;
-    if (energy) {
-        const double share = both ? 1.0 : 0.5; /* a ghost pair is half ours */
-        sums[0] += share * potential;
-        sums[1] += share * virial;
-        sums[2] += share * pairs;
-    }
+    add_sums(fx, fy, fz, both, energy, potential, virial, pairs, fi, sums);
 }
 
 #ifdef SB_AVX512_FORCES
@@ -113,15 +121,7 @@ partners_avx512(const int *restrict js, int n, bool both, const double *restrict
             }
         }
     }
-    fi[0] += fx;
-    fi[1] += fy;
-    fi[2] += fz;
-    if (energy) {
-        const double share = both ? 1.0 : 0.5; /* a ghost pair is half ours */
-        sums[0] += share * potential;
-        sums[1] += share * virial;
-        sums[2] += share * pairs;
-    }
+    add_sums(fx, fy, fz, both, energy, potential, virial, pairs, fi, sums);
 }
 #endif
 
