@@ -118,7 +118,8 @@ static void shift_destroy(struct exchange *x)
 /* Seed 000 Eq. 1-3: 2k hops per phase, each a message of the phase's block;
  * with rendezvous a hop takes as many message times as the ring has
  * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies; the own
- * payload is copied into the buffer once (docs/MODEL.md). */
+ * payload is copied into the buffer once.  On a torus, each turn also
+ * pays for the messages it puts on its busiest port or link (docs/MODEL.md). */
 static void shift_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
     model_copy(t, h, 1.0, c->bytes);
@@ -129,7 +130,15 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
             continue;
         }
         int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
-        model_message(t, h, 2.0 * c->k * turns, model_block_bytes(c, d));
+        double m = model_block_bytes(c, d);
+        model_message(t, h, 2.0 * c->k * turns, m);
+        if (!model_torus(h) || !c->rendezvous) continue;
+        /* on a torus (model.torus), the messages of a turn may share ports
+         * and links (team leaders hops apart): each turn of each hop waits
+         * for its busiest one */
+        for (int dir = +1; dir >= -1; dir -= 2)
+            for (int colour = 0; colour < turns; colour++)
+                model_turn_contention(t, h, c->k, model_net_turn_load(h, c, d, dir, colour), m);
     }
 }
 

@@ -75,11 +75,16 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
          i++) {
         const exchange_ops *ops = every ? exchange_modules[i] : exchange_lookup(name);
         if (!ops) continue; /* auto: what the model decides, not a column */
-        for (int t = 0; t < (ops->teams ? p->nteams : 1) && p->ncols < MAX_COLUMNS; t++) {
+        /* A module without teams runs on the team leaders (as exchange and
+         * auto run it): on a torus they lie c hosts apart, which changes
+         * its cost, so it gets a column per team size there too. */
+        bool per_team = ops->teams || model_torus(&p->h);
+        for (int t = 0; t < (per_team ? p->nteams : 1) && p->ncols < MAX_COLUMNS; t++) {
             struct column *col = &p->col[p->ncols++];
             col->module = ops->name;
-            col->team_size = ops->teams ? (int)p->teams[t] : 1;
-            snprintf(col->title, sizeof col->title, ops->teams ? "%s(c=%d)" : "%s", ops->name,
+            col->team_size = per_team ? (int)p->teams[t] : 1;
+            snprintf(col->title, sizeof col->title,
+                     ops->teams ? "%s(c=%d)" : per_team ? "%s(l=%d)" : "%s", ops->name,
                      col->team_size);
         }
     }
@@ -141,7 +146,7 @@ static void print_tradeoffs(const struct model_plan *p, cJSON *list)
             double team = 0, shift = 0;
             for (int i = 0; i < p->nk && found < 0; i++) {
                 team = predict(p, "teamshift", (int)p->teams[t], p->k[i], p->bytes[b], &terms);
-                shift = predict(p, "shift", 1, p->k[i], p->bytes[b], &terms);
+                shift = predict(p, "shift", (int)p->teams[t], p->k[i], p->bytes[b], &terms);
                 if (team < shift) found = p->k[i];
             }
             if (found >= 0)

@@ -67,6 +67,17 @@ int model_torus_fits(const struct hockney *h, long long ranks, struct sb_msg *m)
  * member, on host = rank).  Where the ports alone limit, 2 n. */
 double model_net_load(const struct hockney *h, const struct model_case *c, int members, int n,
                       const int (*offsets)[3]);
+/* The same for one turn of a blocking Shift hop (comm/ring.h): the leader
+ * (member 0) of every box whose coordinate along d has ring colour `colour`
+ * sends to the leader of the box at dir (+1 or -1) along d.  Where the
+ * ports alone limit, 1. */
+double model_net_turn_load(const struct hockney *h, const struct model_case *c, int d, int dir,
+                           int colour);
+/* What `count` one-way messages cost beyond model_message's c(m) each when
+ * the busiest port or link carries `load` of them at once: the bandwidth
+ * of each one more than one. */
+void model_turn_contention(struct model_terms *t, const struct hockney *h, double count,
+                           double load, double bytes);
 /* What a step of n messages each way costs beyond model_burst's x(m) +
  * (n - 1) g(m) when the busiest port or link carries `load` messages:
  * the bandwidth of each one more than the port's own 2 n. */

@@ -12,6 +12,7 @@
  * apart, at the port's bandwidth. */
 #include "model.h"
 #include "decomp.h"
+#include "../comm/ring.h"
 
 #include <stdlib.h>
 
@@ -55,36 +56,74 @@ bool model_torus(const struct hockney *h)
     return h->torus[0] > 0;
 }
 
+/* The messages on each port and link of the torus, as route() counts them. */
+struct net_load {
+    int *port, *up, *down;
+    int hosts;
+};
+
+static void net_load_init(struct net_load *l, const struct hockney *h)
+{
+    l->hosts = h->torus[0] * h->torus[1] * h->torus[2];
+    l->port = sb_calloc((size_t)l->hosts, sizeof *l->port, "the torus' port loads");
+    l->up = sb_calloc(3 * (size_t)l->hosts, sizeof *l->up, "the torus' link loads");
+    l->down = sb_calloc(3 * (size_t)l->hosts, sizeof *l->down, "the torus' link loads");
+}
+
+static void net_load_send(struct net_load *l, const struct hockney *h, int src, int dst)
+{
+    if (src != dst) route(h->torus, src, dst, l->port, l->up, l->down);
+}
+
+/* The busiest port or link; frees the counts. */
+static double net_load_most(struct net_load *l)
+{
+    int most = 0;
+    for (int x = 0; x < l->hosts; x++)
+        if (l->port[x] > most) most = l->port[x];
+    for (int x = 0; x < 3 * l->hosts; x++) {
+        if (l->up[x] > most) most = l->up[x];
+        if (l->down[x] > most) most = l->down[x];
+    }
+    free(l->port);
+    free(l->up);
+    free(l->down);
+    return most;
+}
+
 double model_net_load(const struct hockney *h, const struct model_case *c, int members, int n,
                       const int (*offsets)[3])
 {
+    struct net_load l;
+    net_load_init(&l, h);
     int boxes = c->dims[0] * c->dims[1] * c->dims[2];
-    int hosts = h->torus[0] * h->torus[1] * h->torus[2];
-    int *port = sb_calloc((size_t)hosts, sizeof *port, "the torus' port loads");
-    int *up = sb_calloc(3 * (size_t)hosts, sizeof *up, "the torus' link loads");
-    int *down = sb_calloc(3 * (size_t)hosts, sizeof *down, "the torus' link loads");
     for (int b = 0; b < boxes; b++) {
         int at[3];
         coords_of_rank(c->dims, b, at);
         for (int i = 0; i < members; i++)
             for (int j = 0; j < n; j++) {
-                const int *d = offsets[i * n + j];
-                struct box_ref to = box_at(c->dims, at, d);
-                int src = b * c->team_size + i, dst = to.rank * c->team_size + i;
-                if (src != dst) route(h->torus, src, dst, port, up, down);
+                struct box_ref to = box_at(c->dims, at, offsets[i * n + j]);
+                net_load_send(&l, h, b * c->team_size + i, to.rank * c->team_size + i);
             }
     }
-    int most = 0;
-    for (int x = 0; x < hosts; x++)
-        if (port[x] > most) most = port[x];
-    for (int x = 0; x < 3 * hosts; x++) {
-        if (up[x] > most) most = up[x];
-        if (down[x] > most) most = down[x];
+    return net_load_most(&l);
+}
+
+double model_net_turn_load(const struct hockney *h, const struct model_case *c, int d, int dir,
+                           int colour)
+{
+    struct net_load l;
+    net_load_init(&l, h);
+    int boxes = c->dims[0] * c->dims[1] * c->dims[2], step[3] = {0, 0, 0};
+    step[d] = dir;
+    for (int b = 0; b < boxes; b++) {
+        int at[3];
+        coords_of_rank(c->dims, b, at);
+        if (ring_colour(at[d], c->dims[d]) != colour) continue;
+        struct box_ref to = box_at(c->dims, at, step);
+        net_load_send(&l, h, b * c->team_size, to.rank * c->team_size);
     }
-    free(port);
-    free(up);
-    free(down);
-    return most;
+    return net_load_most(&l);
 }
 
 void model_contention(struct model_terms *t, const struct hockney *h, double n, double load,
@@ -95,6 +134,15 @@ void model_contention(struct model_terms *t, const struct hockney *h, double n, 
      * on it costs half of that (g is measured with one each way) */
     double each = hockney_gap(h, bytes) - hockney_gap(h, 0.0);
     if (load > 2 * n && each > 0) t->time += (load - 2 * n) * 0.5 * each;
+}
+
+void model_turn_contention(struct model_terms *t, const struct hockney *h, double count,
+                           double load, double bytes)
+{
+    /* the bandwidth part of a one-way message, once more for each further
+     * message on the busiest port or link */
+    double each = hockney_time(h, bytes) - hockney_time(h, 0.0);
+    if (load > 1 && each > 0) t->time += count * (load - 1) * each;
 }
 
 int model_torus_fits(const struct hockney *h, long long ranks, struct sb_msg *m)

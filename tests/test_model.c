@@ -284,6 +284,55 @@ static void test_torus_loads(void **state)
     assert_int_equal(model_torus_fits(&h, 64, &m), SB_OK);
 }
 
+/* The blocking Shift's turns on the leaders of teams of 2 (rank = 2 x box)
+ * of the 8x4x4 grid on SimGrid's 4x8x8 torus, counted by hand: leader of
+ * box (x, y, z) on host (2z mod 4, z/2 + 2y, x).  Along x a hop is one
+ * link.  Along y it is two links of a ring of 8 on which the leaders of z
+ * and z + 2 alternate: both rings' messages of a turn cross the same links
+ * (load 2).  Along z, e.g. the turn in which z = 1 and 3 send right, box
+ * (., 2y+1, 3)'s message to box 0 leaves through host (0, 2y+1), whose port
+ * also receives box (., 2y, 1)'s message: 2 in one turn of each direction. */
+static void test_shift_turn_loads(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    h.torus[0] = 4;
+    h.torus[1] = h.torus[2] = 8;
+    struct model_case c = {.module = "shift", .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                           .dims = {8, 4, 4}, .team_size = 2, .bytes = 10000, .rendezvous = true};
+    int want[3][2][2] = {{{1, 1}, {1, 1}}, {{2, 2}, {2, 2}}, {{1, 2}, {2, 1}}};
+    for (int d = 0; d < 3; d++)
+        for (int dir = +1, i = 0; dir >= -1; dir -= 2, i++)
+            for (int colour = 0; colour < 2; colour++)
+                assert_int_equal((int)model_net_turn_load(&h, &c, d, dir, colour),
+                                 want[d][i][colour]);
+    /* teams side by side on the torus' first axis: the leaders of the 8x8x4
+       grid of 256 boxes are neighbours, every turn loads 1 */
+    c.dims[0] = c.dims[1] = 8;
+    c.dims[2] = 4;
+    c.team_size = 1;
+    for (int d = 0; d < 3; d++)
+        assert_int_equal((int)model_net_turn_load(&h, &c, d, +1, 0), 1);
+    /* the prediction pays each loaded turn's bandwidth once more: x moves
+       m, y 3m, z 9m, each over 2 directions x 2 turns of c(m) */
+    struct model_terms torus = {0}, flat = {0};
+    c.dims[0] = 8;
+    c.dims[1] = c.dims[2] = 4;
+    c.team_size = 2;
+    assert_int_equal(model_predict(&h, &c, &torus, NULL), SB_OK);
+    struct hockney plain = h;
+    plain.torus[0] = plain.torus[1] = plain.torus[2] = 0;
+    assert_int_equal(model_predict(&plain, &c, &flat, NULL), SB_OK);
+    double bw[3];
+    for (int d = 0; d < 3; d++) {
+        double m = model_block_bytes(&c, d);
+        bw[d] = hockney_time(&h, m) - hockney_time(&h, 0.0);
+    }
+    /* y: 4 turns each one more; z: 2 of its 4 turns one more */
+    assert_float_equal(torus.time - flat.time, 4 * bw[1] + 2 * bw[2], 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
         cmocka_unit_test(test_torus_loads),
+        cmocka_unit_test(test_shift_turn_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

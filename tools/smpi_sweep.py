@@ -3,7 +3,7 @@
 
     tools/smpi_sweep.py CONFIG OUTDIR [--ranks 64,256,1024] [--platforms fattree,torus]
                         [--jobs 2] [--memory-gb 6] [--touched-gb 20] [--timeout 3600]
-                        [--direct-timeout 1800] [--tabulate]
+                        [--direct-timeout 1800] [--tabulate | --repredict]
 
 For each platform: shiftbox pingpong between ranks 0 and 1 measures the
 message costs (OUTDIR/PLATFORM/hockney.json); then for each rank count,
@@ -21,6 +21,10 @@ contend for links, which SimGrid resolves slowly); one that does not
 finish is listed, not hidden.  --tabulate launches nothing: it only
 rebuilds sweep.csv from the runs of the given ranks and platforms that
 finished (e.g. after stopping a sweep that would take too long).
+--repredict launches nothing either: it refills the predicted_s and error
+columns of OUTDIR/sweep.csv with the current model (after a change to it),
+from OUTDIR/PLATFORM/hockney.json or OUTDIR/hockney-PLATFORM.json (the
+layout of docs/results/smpi-sweep).
 sweep.csv holds every finished run of the given platforms and rank counts
 in OUTDIR, also one added by hand as OUTDIR/PLATFORM-P-NAME (e.g. a single
 point at a rank count whose whole sweep would take too long).
@@ -44,6 +48,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,9 +91,18 @@ def buffer_bytes(ranks, ks, sizes, modules):
     return ranks * sum((2 * k + 1) ** 3 * m * 2 * modules for k in ks for m in sizes)
 
 
-def predict(rows, outdir, statistic):
+def hockney_path(outdir, platform):
+    """A platform's message costs: where a sweep writes them, or where
+    docs/results keeps them."""
+    inside = os.path.join(outdir, platform, "hockney.json")
+    beside = os.path.join(outdir, f"hockney-{platform}.json")
+    return inside if os.path.exists(inside) or not os.path.exists(beside) else beside
+
+
+def predict(rows, outdir, workdir=None):
     """Fills predicted_s and error of every row from `shiftbox model` on its
-    grid, team size, k and payload with its platform's hockney.json."""
+    grid, team size, k and payload with its platform's hockney.json; the
+    model's files go to WORKDIR/model (default OUTDIR)."""
     binary = os.environ.get("SHIFTBOX", os.path.join(ROOT, "build", "shiftbox"))
     groups = {}
     for r in rows:
@@ -97,8 +111,8 @@ def predict(rows, outdir, statistic):
         ranks = rs[0]["ranks"]
         ks = sorted({r["k"] for r in rs})
         sizes = sorted({r["bytes"] for r in rs})
-        out = os.path.join(outdir, "model", f"{platform}-{dims}-c{c}")
-        cmd = [binary, "model", "-s", f"model.hockney={os.path.join(outdir, platform, 'hockney.json')}",
+        out = os.path.join(workdir or outdir, "model", f"{platform}-{dims}-c{c}")
+        cmd = [binary, "model", "-s", f"model.hockney={hockney_path(outdir, platform)}",
                "-s", "model.dims=" + dims.replace("x", ","), "-s", f"exchange.team_size={c}",
                "-s", "exchange.k=" + ",".join(map(str, ks)),
                "-s", "exchange.bytes=" + ",".join(map(str, sizes)),
@@ -144,7 +158,12 @@ def main():
     ap.add_argument("--direct-timeout", type=float, default=1800)
     ap.add_argument("--tabulate", action="store_true",
                     help="run nothing; rebuild sweep.csv from the finished runs")
+    ap.add_argument("--repredict", action="store_true",
+                    help="run nothing; refill sweep.csv's predictions with the current model")
     a = ap.parse_args()
+    if a.repredict:
+        repredict(a.outdir)
+        return
 
     cfg = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
     if not cfg.read(a.config):
@@ -274,15 +293,34 @@ def main():
                 "predicted_s": "", "error": "", "verification": verification,
                 "run": os.path.basename(d), "wall_s": round(sim["wall_seconds"], 1),
                 "peak_rss_mb": round(sim["peak_rss_bytes"] / 2**20)})
-    predict(rows, a.outdir, statistic)
-    with open(os.path.join(a.outdir, "sweep.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["platform"])
-        w.writeheader()
-        w.writerows(rows)
-    print(f"{len(rows)} points in {a.outdir}/sweep.csv")
+    predict(rows, a.outdir)
+    write_sweep(rows, a.outdir)
     if failed:
         print("not finished: " + "; ".join(failed))
         sys.exit(1)
+
+
+def write_sweep(rows, outdir):
+    with open(os.path.join(outdir, "sweep.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["platform"])
+        w.writeheader()
+        w.writerows(rows)
+    print(f"{len(rows)} points in {outdir}/sweep.csv")
+
+
+def repredict(outdir):
+    path = os.path.join(outdir, "sweep.csv")
+    if not os.path.exists(path):
+        sys.exit(f"smpi_sweep: no {path} to predict again")
+    rows = list(csv.DictReader(open(path)))
+    for r in rows:
+        for key in ("ranks", "team_size", "k", "bytes"):
+            r[key] = int(r[key])
+        r["time_s"] = float(r["time_s"])
+        r["predicted_s"] = r["error"] = ""
+    with tempfile.TemporaryDirectory() as work:
+        predict(rows, outdir, work)
+    write_sweep(rows, outdir)
 
 
 if __name__ == "__main__":
