@@ -32,8 +32,13 @@ void span_make_room(struct span *s, size_t before, size_t after, unsigned char *
 
 void span_restart(struct span *s, size_t before, size_t after)
 {
-    if (!s->base || s->cap < before + after) {
-        size_t cap = before + after > 64 ? before + after : 64;
+    /* A block grown by span_make_room has its data moved about in it, and
+     * pages once written stay resident: when it is far larger than what
+     * the span now expects, a fresh block of the right size replaces it
+     * (its pages resident only where the data goes). */
+    size_t need = before + after;
+    if (!s->base || s->cap < need || s->cap > need + need / 2 + 4096) {
+        size_t cap = need + need / 16 + 64; /* the slack: pages never written cost nothing */
         free(s->base);
         s->base = sb_malloc(cap, "an exchange buffer");
         s->cap = cap;

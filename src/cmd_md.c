@@ -356,12 +356,17 @@ static int compute_forces(struct md_run *r, bool energy, struct md_energy *e)
     return SB_OK;
 }
 
-static void build_lists(struct md_run *r)
+static int build_lists(struct md_run *r)
 {
     int lo, hi;
     share_of(r, &lo, &hi);
-    neighbor_build(&r->nb, r->pos, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach);
     r->rebuilds++;
+    if (neighbor_build(&r->nb, r->pos, r->nown, r->nghost, lo, hi, r->geo.edge, r->geo.reach))
+        return SB_OK;
+    log_rank_error("md: a particle has more than %d own partners or ghosts within reach "
+                   "(md.cutoff + md.skin = %g at density %g); lower md.cutoff or md.skin",
+                   NEIGHBOR_MAX_PARTNERS, r->geo.reach, r->prm.density);
+    return SB_ERUNTIME;
 }
 
 /* Whether any particle moved half the skin since the last build (where
@@ -437,14 +442,14 @@ static int start_run(struct md_run *r)
             memcpy(r->p.x, r->p.x0, bytes);
         }
         rc = exchange_positions(r, true);
-        if (rc == SB_OK) build_lists(r);
+        if (rc == SB_OK) rc = build_lists(r);
         if (bytes > 0) memcpy(r->p.x, now, bytes);
         free(now);
         if (rc == SB_OK) rc = exchange_positions(r, false);
     } else {
         if (r->restarted && leads(r)) particles_sort(&r->p, &r->geo, r->geo.reach / 2);
         rc = exchange_positions(r, true);
-        if (rc == SB_OK) build_lists(r);
+        if (rc == SB_OK) rc = build_lists(r);
     }
     free(r->p.x0); /* from here on the lists' build holds them */
     r->p.x0 = NULL;
@@ -511,7 +516,7 @@ static int step_once(struct md_run *r, long step)
     charge(r, T_MIGRATE);
     CHECK(exchange_positions(r, rebuild));
     charge(r, T_EXCHANGE);
-    if (rebuild) build_lists(r);
+    if (rebuild) CHECK(build_lists(r));
     charge(r, T_NEIGHBOR);
     struct md_energy e = {0, 0, 0};
     bool energy = thermo_step(r, step);

@@ -2,7 +2,8 @@
  * around a box, every list holds exactly the partners within reach that a
  * brute-force search finds (own partners j > i, then ghosts), in the same
  * lists whether the candidate scan runs in AVX-512 or in the portable loop;
- * and the comparison catches a list that lost one partner.  On a processor
+ * and the comparison catches a list that lost one partner; a particle with
+ * more ghosts within reach than a list counts is refused.  On a processor
  * without AVX-512 both builds take the portable loop (said on stdout). */
 #include "cmocka_prelude.h"
 #include "../src/md/neighbor.h"
@@ -104,11 +105,43 @@ static void test_lost_partner_caught(void **state)
     free(x);
 }
 
+/* A list counts at most NEIGHBOR_MAX_PARTNERS ghosts: one particle with
+ * that many ghosts within reach builds, one more is refused (overflow),
+ * whichever scan runs. */
+static void test_partner_count_limit(void **state)
+{
+    (void)state;
+    for (int wide = 0; wide < 2; wide++) {
+        neighbor_wide_scan = wide;
+        for (int extra = 0; extra < 2; extra++) {
+            int nghost = NEIGHBOR_MAX_PARTNERS + extra;
+            double *x = malloc(3 * (1 + (size_t)nghost) * sizeof *x);
+            x[0] = 0.3; /* near the box's lower x face */
+            x[1] = EDGE[1] / 2;
+            x[2] = EDGE[2] / 2;
+            for (int g = 1; g <= nghost; g++) { /* just outside that face, within reach */
+                x[3 * g] = -0.2 - 0.5 * (g % 1000) / 1000.0;
+                x[3 * g + 1] = EDGE[1] / 2 + 0.4 * (g / 1000) / 70.0;
+                x[3 * g + 2] = EDGE[2] / 2;
+            }
+            struct neighbor nb = {0};
+            bool ok = neighbor_build(&nb, x, 1, nghost, 0, 1, EDGE, REACH);
+            assert_int_equal(ok, !extra);
+            assert_int_equal(nb.overflow, extra);
+            if (!extra) assert_int_equal(nb.ghosts[0], NEIGHBOR_MAX_PARTNERS);
+            neighbor_free(&nb);
+            free(x);
+        }
+    }
+    neighbor_wide_scan = true;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists_right_and_scans_alike),
         cmocka_unit_test(test_lost_partner_caught),
+        cmocka_unit_test(test_partner_count_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

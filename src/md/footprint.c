@@ -4,8 +4,8 @@
  * standard deviations of a Poisson count, and 2 %) covers density
  * fluctuation and the growth of its arrays (particles_reserve
  * grows by half, but pages never written stay off the resident set);
- * sorting them by cell (particles_sort) moves them in place, with two
- * indices per particle.
+ * sorting them by cell (particles_sort) moves them in place, its keys in
+ * the forces' array.
  * Ghosts: with md.ghost_filter = slab, the particles within reach of the
  * box, i.e. the shell of thickness reach around it times the density;
  * with none, the whole (2k+1)^3 - 1 boxes around it, of which only
@@ -25,6 +25,7 @@
 #include "footprint.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define POSITION_BYTES (3.0 * sizeof(double))
@@ -54,8 +55,7 @@ void md_footprint_estimate(const struct md_params *p, const struct md_geometry *
         hop = f->atoms * side * side; /* the last phase carries planes of boxes */
     }
     double all = f->atoms + f->ghosts, binned = f->atoms + near;
-    /* the arrays, and the destinations and cell counts of particles_sort */
-    f->particles = f->atoms * (PARTICLE_BYTES + 2.0 * sizeof(int));
+    f->particles = f->atoms * PARTICLE_BYTES;
     if (!strcmp(module, "direct")) hop = 0; /* receives into the slots */
     /* the slots hold every position; the ghosts behind the particles, or
        a copy of all in a larger team; a hop's send and receive copies; a
@@ -68,9 +68,9 @@ void md_footprint_estimate(const struct md_params *p, const struct md_geometry *
     double across = margin * rho * rho * M_PI * pow(r, 4) / 4.0 * faces;
     double entries = (f->atoms * partners + across) / 2.0;
     /* the list; the binned positions (at the build: the trigger compares
-       with them) and their bin; three row arrays */
+       with them) and their bin; a row's start and two counts */
     f->lists = entries * sizeof(int) + binned * (POSITION_BYTES + sizeof(int)) +
-               f->atoms * 3.0 * sizeof(int);
+               f->atoms * (sizeof(int) + 2.0 * sizeof(uint16_t));
     f->staging = 2.0 * f->atoms * POSITION_BYTES; /* global positions; those at the build */
     f->baseline = baseline;
     f->total = f->particles + f->exchange + f->lists + f->staging + f->baseline;

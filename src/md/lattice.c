@@ -169,8 +169,14 @@ void particles_sort(struct particles *p, const struct md_geometry *g, double cel
         if (n[d] < 1) n[d] = 1;
     }
     int ncells = n[0] * n[1] * n[2];
-    int *dest = sb_malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *dest, "sort keys");
-    int *start = sb_calloc((size_t)ncells + 1, sizeof *start, "sort cells");
+    /* the keys and the cells' counts in the forces' array, which nothing
+       reads until the step computes them again (md.h); in a block of their
+       own only where it is too small */
+    size_t ints = (size_t)p->n + (size_t)ncells + 1;
+    bool in_forces = p->f && ints * sizeof(int) <= 3 * sizeof(double) * (size_t)p->cap;
+    int *dest = in_forces ? (int *)(void *)p->f : sb_malloc(ints * sizeof *dest, "sort keys");
+    int *start = dest + p->n;
+    memset(start, 0, ((size_t)ncells + 1) * sizeof *start);
     for (int i = 0; i < p->n; i++) {
         int c[3];
         for (int d = 0; d < 3; d++) {
@@ -184,7 +190,6 @@ void particles_sort(struct particles *p, const struct md_geometry *g, double cel
         start[c + 1] += start[c];
     for (int i = 0; i < p->n; i++) /* stable: in index order within a cell */
         dest[i] = start[dest[i]]++;
-    free(start);
     permute(p, dest);
-    free(dest);
+    if (!in_forces) free(dest);
 }

@@ -70,7 +70,9 @@ int md_velocities(struct particles *p, const struct md_params *prm, long long to
 
 /* Reorders the particles by their place in a grid of cells of edge about
  * `cell` over the box (a stable counting sort), so that neighbours lie
- * near each other in memory. */
+ * near each other in memory.  The forces are not moved: their array is
+ * the sort's scratch, so they must be computed again before they are read
+ * (every caller sorts between the drift and the force computation). */
 void particles_sort(struct particles *p, const struct md_geometry *g, double cell);
 
 /* The three raw velocity components of particle `id`, integers in

@@ -176,7 +176,7 @@ typedef void scan_fn(const struct neighbor *, int, int, int, int, const double *
  * Inlined into every_list once per scan, so that the scan is a direct call
  * (and the portable one inlined). */
 static inline __attribute__((always_inline)) void lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int nown,
-                         double reach2, int *own_count, int *ghost_count, int *starts)
+                         double reach2, uint16_t *own_count, uint16_t *ghost_count, int *starts)
 {
     int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
     bool owners = false; /* most halo bins hold ghosts only: nothing to list */
@@ -214,10 +214,15 @@ static inline __attribute__((always_inline)) void lists_of_bin(struct neighbor *
             scan_range(nb, nb->near[2 * r], nb->near[2 * r + 1], i, nown, xi, reach2, mine, &own,
                        theirs, &ghosts);
         memcpy(mine + own, theirs, ghosts * sizeof *theirs);
+        if (own > NEIGHBOR_MAX_PARTNERS || ghosts > NEIGHBOR_MAX_PARTNERS) {
+            nb->overflow = true;
+            own = own > NEIGHBOR_MAX_PARTNERS ? NEIGHBOR_MAX_PARTNERS : own;
+            ghosts = ghosts > NEIGHBOR_MAX_PARTNERS ? NEIGHBOR_MAX_PARTNERS : ghosts;
+        }
         starts[row] = (int)nb->list_len;
         nb->list_len += own + ghosts;
-        own_count[row] = (int)own;
-        ghost_count[row] = (int)ghosts;
+        own_count[row] = (uint16_t)own;
+        ghost_count[row] = (uint16_t)ghosts;
     }
 }
 
@@ -233,7 +238,7 @@ static inline __attribute__((always_inline)) void every_list(struct neighbor *nb
                 lists_of_bin(nb, scan_range, home, nown, reach2, nb->own, nb->ghosts, nb->start);
 }
 
-void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
+bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
                     const double edge[3], double reach)
 {
     setup_bins(nb, edge, reach);
@@ -254,23 +259,25 @@ void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     int rows = i_hi - i_lo;
     if (rows > nb->rows_cap) {
         nb->rows_cap = rows + rows / 2 + 1;
-        nb->start = sb_realloc(nb->start, (size_t)nb->rows_cap * sizeof(int), "list starts");
-        nb->own = sb_realloc(nb->own, (size_t)nb->rows_cap * sizeof(int), "list counts");
-        nb->ghosts = sb_realloc(nb->ghosts, (size_t)nb->rows_cap * sizeof(int), "list counts");
+        nb->start = sb_realloc(nb->start, (size_t)nb->rows_cap * sizeof *nb->start, "list starts");
+        nb->own = sb_realloc(nb->own, (size_t)nb->rows_cap * sizeof *nb->own, "list counts");
+        nb->ghosts = sb_realloc(nb->ghosts, (size_t)nb->rows_cap * sizeof *nb->ghosts, "list counts");
     }
     nb->i_lo = i_lo;
     nb->i_hi = i_hi;
     nb->list_len = 0;
+    nb->overflow = false;
     for (int r = 0; r < rows; r++) /* a particle outside every bin has no partners */
         nb->start[r] = nb->own[r] = nb->ghosts[r] = 0;
 #ifdef SB_AVX512_SCAN
     if (neighbor_wide_scan && __builtin_cpu_supports("avx512f") &&
         __builtin_cpu_supports("avx512vl")) {
         every_list(nb, scan_avx512, nown, reach * reach);
-        return;
+        return !nb->overflow;
     }
 #endif
     every_list(nb, scan, nown, reach * reach);
+    return !nb->overflow;
 }
 
 static int binned_count(const struct neighbor *nb)

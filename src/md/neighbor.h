@@ -13,6 +13,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* The most own partners, and the most ghosts, one particle's list holds. */
+#define NEIGHBOR_MAX_PARTNERS UINT16_MAX
 
 struct neighbor {
     /* bins */
@@ -24,8 +28,11 @@ struct neighbor {
     int bins_cap, atoms_cap;
     /* lists for particles [i_lo, i_hi) */
     int i_lo, i_hi;
-    int *start;        /* [i - i_lo]: where i's list begins */
-    int *own, *ghosts; /* [i - i_lo]: how many own partners, then ghosts */
+    int *start;             /* [i - i_lo]: where i's list begins */
+    uint16_t *own, *ghosts; /* [i - i_lo]: how many own partners, then ghosts (at most
+                               NEIGHBOR_MAX_PARTNERS each: 2 bytes where 4 would cost
+                               4 more bytes per particle) */
+    bool overflow;          /* the last build met a particle with more */
     int *list;
     size_t list_len, list_cap;
     int rows_cap;
@@ -40,8 +47,10 @@ struct neighbor {
 };
 
 /* Builds the lists of particles [i_lo, i_hi) among x[0..nown+nghost).
- * edge: the box; reach: cut-off + skin. */
-void neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
+ * edge: the box; reach: cut-off + skin.  False (and nb->overflow) when a
+ * particle has more than NEIGHBOR_MAX_PARTNERS own partners or ghosts
+ * within reach: its lists are then cut short and must not be used. */
+bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
                     const double edge[3], double reach);
 
 /* Whether any of the box's particles [0, nown) is farther than
