@@ -43,7 +43,9 @@ void span_restart(struct span *s, size_t before, size_t after)
         s->base = sb_malloc(cap, "an exchange buffer");
         s->cap = cap;
     }
-    s->front = s->back = before;
+    /* the slack split between both ends: a little more than expected on
+       either side fits without moving the data */
+    s->front = s->back = before + (s->cap - need) / 2;
 }
 
 void span_free(struct span *s)

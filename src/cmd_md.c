@@ -850,7 +850,9 @@ int cmd_md(struct run_ctx *ctx)
              "pressure");
     rc = start_run(&r);
     if (rc == SB_OK && !r.restarted) r.conserved0 = r.history[0].conserved;
-    CHECK_MPI(MPI_Barrier(r.topo.comm));
+    /* a rank that failed leaves now (main aborts the job): the others may
+       be waiting for it in the start's exchange */
+    if (rc == SB_OK) CHECK_MPI(MPI_Barrier(r.topo.comm));
     double start = MPI_Wtime();
     r.t_mark = start;
     memset(r.seg, 0, sizeof r.seg);

@@ -79,7 +79,13 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
          * auto run it): on a torus they lie c hosts apart, which changes
          * its cost, so it gets a column per team size there too. */
         bool per_team = ops->teams || model_torus(&p->h);
-        for (int t = 0; t < (per_team ? p->nteams : 1) && p->ncols < MAX_COLUMNS; t++) {
+        int columns = per_team ? p->nteams : 1;
+        if (p->ncols + columns > MAX_COLUMNS)
+            return sb_fail(m, SB_EUSAGE,
+                           "shiftbox model predicts at most %d columns (a module per team size "
+                           "of exchange.team_size%s); accepted: fewer team sizes or modules",
+                           MAX_COLUMNS, model_torus(&p->h) ? ", every module with model.torus" : "");
+        for (int t = 0; t < columns; t++) {
             struct column *col = &p->col[p->ncols++];
             col->module = ops->name;
             col->team_size = per_team ? (int)p->teams[t] : 1;

@@ -307,8 +307,8 @@ static void test_shift_turn_loads(void **state)
             for (int colour = 0; colour < 2; colour++)
                 assert_int_equal((int)model_net_turn_load(&h, &c, d, dir, colour),
                                  want[d][i][colour]);
-    /* teams side by side on the torus' first axis: the leaders of the 8x8x4
-       grid of 256 boxes are neighbours, every turn loads 1 */
+    /* teams of one rank: the 8x8x4 grid of 256 boxes lies on the torus
+       neighbour to neighbour, every turn loads 1 */
     c.dims[0] = c.dims[1] = 8;
     c.dims[2] = 4;
     c.team_size = 1;
