@@ -46,7 +46,14 @@ struct stencil_layout {
     bool device_buffers; /* CUDA: MPI reads and writes device memory (CUDA-aware MPI) */
     int device_sharers;  /* CUDA: ranks of this node that share this rank's GPU */
     int threads;         /* CPU: OpenMP threads per rank (0: OpenMP's default) */
+    int node_ranks;      /* CPU: ranks of this node, which share its last-level cache */
+    int stores;          /* CPU: STORES_*, stencil.stores; after init what the sweeps use */
 };
+
+/* How the CPU's plain sweeps store (stencil.stores): streaming past the
+ * cache where the fields do not fit in it together (auto), or always one
+ * way.  Streaming needs AVX-512; without it the sweeps store as usual. */
+enum { STORES_AUTO, STORES_CACHED, STORES_STREAMING };
 
 static inline size_t layout_points(const struct stencil_layout *l)
 {

@@ -64,6 +64,7 @@ struct stencil_point {
     int verified;           /* 1 yes, 0 failed, -1 not checked */
     struct field_diff diff; /* against the same backend */
     int cpu_agrees; /* CUDA runs: 1 bit-identical to the CPU backend, 0 not, -1 not checked */
+    const char *stores; /* what the sweeps' stores were: cached, streaming, or device (CUDA) */
     struct field_diff cpu; /* against the CPU backend */
 };
 
@@ -142,6 +143,10 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
     b->real_bytes = !strcmp(cfg_text(c, "stencil.precision"), "float") ? 4 : 8;
     b->pinned = cfg_bool(c, "stencil.pinned");
     b->threads = (int)cfg_int(c, "stencil.threads");
+    const char *stores = cfg_text(c, "stencil.stores");
+    b->stores = !strcmp(stores, "streaming") ? STORES_STREAMING
+                : !strcmp(stores, "cached")  ? STORES_CACHED
+                                             : STORES_AUTO;
     b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
     b->temporal = !strcmp(cfg_text(c, "stencil.blocking"), "temporal");
     b->tile = (int)cfg_int(c, "stencil.tile");
@@ -200,6 +205,8 @@ static int choose_backend(struct stencil_plan *p, const struct config *c, MPI_Co
     const char *want = cfg_text(c, "stencil.backend");
     p->ops = &stencil_backend_cpu;
     snprintf(p->device, sizeof p->device, "cpu");
+    int local;
+    node_place(comm, &local, &p->base.node_ranks); /* they share the last-level cache */
     if (!strcmp(want, "cpu")) return SB_OK;
     char why[256] = "built without CUDA";
     int usable = 0;
@@ -356,6 +363,9 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     prm.overlap = pt->overlap;
     struct stencil_run r;
     int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    pt->stores = p->ops != &stencil_backend_cpu                     ? "device"
+                 : r.backend.layout.stores == STORES_STREAMING ? "streaming"
+                                                                : "cached";
     if (rc == SB_OK && p->warmup > 0) {
         r.p.inject_fault = -1;
         rc = stencil_fill(&r);
@@ -453,7 +463,7 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
 static const char *const csv_header =
     "dim,nx,ny,nz,ranks,backend,precision,depth,exchange,overlap,iterations,execution,pack,"
     "unpack,inner,outer,primary,message,desync,execution_max,gcells_per_s,bytes_per_iteration,"
-    "verified,blocking\n";
+    "verified,blocking,stores\n";
 
 static const char *verdict_word(int v)
 {
@@ -485,8 +495,8 @@ static void csv_row(FILE *f, const struct stencil_plan *p, int nranks,
     /* seed 004 Appendix C reports one time per segment: the mean over ranks. */
     for (int s = 0; s < NSEGMENTS; s++)
         fprintf(f, ",%.6g", pt->seg_mean[s]);
-    fprintf(f, ",%.6g,%.6g,%.0f,%s,%s\n", pt->seg_max[SEG_EXECUTION], pt->gcells,
-            pt->bytes_per_iteration, verdict_word(pt->verified), blocking_word(p));
+    fprintf(f, ",%.6g,%.6g,%.0f,%s,%s,%s\n", pt->seg_max[SEG_EXECUTION], pt->gcells,
+            pt->bytes_per_iteration, verdict_word(pt->verified), blocking_word(p), pt->stores);
 }
 
 static cJSON *point_json(const struct stencil_point *pt)
@@ -508,6 +518,7 @@ static cJSON *point_json(const struct stencil_point *pt)
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)pt->hash);
     cJSON_AddStringToObject(o, "field_hash", hash);
     cJSON_AddStringToObject(o, "verified", verdict_word(pt->verified));
+    cJSON_AddStringToObject(o, "stores", pt->stores);
     if (pt->verified >= 0)
         cJSON_AddNumberToObject(o, "differing_points", (double)pt->diff.differing);
     if (pt->cpu_agrees >= 0) {

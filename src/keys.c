@@ -251,6 +251,12 @@ const struct key_spec config_keys[] = {
      "subdomain but its outermost layer (seed 004 sec. 3.2.1, 3.4.1), points whose inputs are "
      "stale included, which no own point then reads; the own points are the same bits either "
      "way"},
+    {"stencil", "stores", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|cached|streaming",
+     "CPU, plain sweeps: streaming: non-temporal stores past the cache, lines of a plane side "
+     "by side (8 in 2D, 4 in 3D; AVX-512, elsewhere cached; gpu/backend_cpu_stream.c), so that "
+     "a sweep moves "
+     "what a copy moves; cached: ordinary stores; auto: streaming where the two fields of this "
+     "node's ranks exceed the last-level cache; the same bits either way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
      "field; temporal: all d in one pass, tile by tile in the cache (CPU: "

@@ -5,6 +5,7 @@
  * the skew between sweeps is caught by the same comparison. */
 #include "cmocka_prelude.h"
 #include "../gpu/backend_cpu.h"
+#include "stencil_fields.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,39 +34,6 @@ static void regions(const struct stencil_layout *l, int n, bool full, struct sbo
             box[j].lo[a] = in;
             box[j].hi[a] = l->ext[a] - in;
         }
-}
-
-static void fill(struct stencil_backend *b, unsigned seed)
-{
-    size_t n = layout_points(&b->layout), bytes = n * (size_t)b->layout.real_bytes;
-    unsigned char *f = malloc(bytes);
-    for (size_t i = 0; i < n; i++) {
-        double v = (double)(((i + seed) * 2654435761u) % 1009) / 97.0 - 5.0;
-        if (b->layout.real_bytes == 4)
-            ((float *)f)[i] = (float)v;
-        else
-            ((double *)f)[i] = v;
-    }
-    assert_int_equal(b->ops->upload(b, f), SB_OK);
-    free(f);
-}
-
-/* Points where the two backends' fields differ, `in` and `out` both. */
-static size_t differing(struct stencil_backend *a, struct stencil_backend *b)
-{
-    size_t bytes = layout_points(&a->layout) * (size_t)a->layout.real_bytes, count = 0;
-    unsigned char *fa = malloc(bytes), *fb = malloc(bytes);
-    for (int side = 0; side < 2; side++) {
-        a->ops->download(a, fa);
-        b->ops->download(b, fb);
-        for (size_t i = 0; i < bytes; i += (size_t)a->layout.real_bytes)
-            count += memcmp(fa + i, fb + i, (size_t)a->layout.real_bytes) != 0;
-        a->ops->swap(a);
-        b->ops->swap(b);
-    }
-    free(fa);
-    free(fb);
-    return count;
 }
 
 static void plain(struct stencil_backend *b, int n, const struct sbox *box)

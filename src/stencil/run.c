@@ -42,6 +42,8 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
         .device_buffers = p->device_buffers,
         .device_sharers = p->device_sharers,
         .threads = p->threads,
+        .node_ranks = p->node_ranks,
+        .stores = p->stores,
     };
     memcpy(l.ext, r->grid.ext, sizeof l.ext);
     memcpy(l.weights, p->weights, sizeof l.weights);

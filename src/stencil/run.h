@@ -35,6 +35,8 @@ struct stencil_params {
     bool pinned, device_buffers;
     int device_sharers; /* ranks of this node on this rank's GPU (CUDA) */
     int threads;
+    int node_ranks;    /* ranks of this node (the CPU's streaming stores decide by them) */
+    int stores;        /* stencil.stores: STORES_* of gpu/backend.h */
     bool full_sweeps;  /* stencil.sweep = full: every sweep on the whole extended subdomain */
     bool temporal;     /* stencil.blocking = temporal, where the backend has it */
     int tile;          /* stencil.tile: lines per tile of temporal blocking (0: auto) */
