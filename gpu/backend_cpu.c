@@ -58,12 +58,16 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
     }
     b->layout = *l;
     b->impl = s;
-    /* auto: streaming where the fields of this node's ranks do not fit in
-       the cache together, so that a sweep's stores would only evict */
+    /* auto: streaming in 2D where the fields of this node's ranks do not
+       fit in the cache together, so that a sweep's stores would only
+       evict.  Not in 3D: there the cache keeps the planes a line reads
+       (tiles of y, sweep_box), and streaming measured slower where the
+       fields exceed the last-level cache twice (512^3: 0.83 against 1.09
+       GCells/s) and only 5 % faster at eight times (docs/commands/stencil.md) */
     double fields = 2.0 * (double)bytes * (l->node_ranks > 1 ? l->node_ranks : 1);
     s->stream = cpu_stream_supported() &&
                 (l->stores == STORES_STREAMING ||
-                 (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes()));
+                 (l->stores == STORES_AUTO && l->dim == 2 && fields > (double)cpu_cache_bytes()));
     b->layout.stores = s->stream ? STORES_STREAMING : STORES_CACHED;
 #ifdef _OPENMP
     if (l->threads > 0) omp_set_num_threads(l->threads);
@@ -238,39 +242,36 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
             run_from(l, s->in, s->out, box->lo[0], box->lo[1], z, ny, true);
         return;
     }
-    if (s->stream) {
-        /* groups of lines; in 3D the planes cut into tiles of y that keep
-           the three planes a line reads (z - 1, z, z + 1) in the L2 cache,
-           tile after tile, so that only the plane z + 1 comes from memory
-           (an eighth of the L2: 0.61 of the copy's bandwidth on 512^3
-           against 0.57 with half of it, 0.49 with whole planes) */
-        const int per = cpu_stream_group(l), nz = box->hi[2] - box->lo[2];
-        int tile = ny;
-        if (l->dim == 3) {
-            long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-            size_t row = 3 * (size_t)l->ext[0] * (size_t)l->real_bytes;
-            size_t fit = (l2 > 0 ? (size_t)l2 : (size_t)1 << 20) / 8 / row;
-            tile = fit < (size_t)per ? per : fit < (size_t)ny ? (int)(fit / per * per) : ny;
-        }
-        const int tiles = (ny + tile - 1) / tile, groups = (tile + per - 1) / per;
-        const long all = (long)tiles * nz * groups;
-#pragma omp parallel for schedule(static)
-        for (long i = 0; i < all; i++) {
-            int g = (int)(i % groups), z = box->lo[2] + (int)(i / groups % nz);
-            int y0 = box->lo[1] + (int)(i / groups / nz) * tile + g * per;
-            int end = box->lo[1] + (int)(i / groups / nz) * tile + tile;
-            end = end < box->hi[1] ? end : box->hi[1];
-            if (y0 < end)
-                cpu_stream_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
-                                 end - y0 < per ? end - y0 : per, z);
-        }
-        return;
+    /* Groups of lines of one plane (with streaming stores computed side by
+       side); in 3D the planes cut into tiles of y that keep the three
+       planes a line reads (z - 1, z, z + 1) in the L2 cache, tile after
+       tile, so that only the plane z + 1 comes from memory: an eighth of
+       the L2 (512^3, 1 rank, streaming: 0.61 of the copy's bandwidth
+       against 0.57 with half of it, 0.49 with whole planes; cached stores
+       1.09 GCells/s against 1.04 with whole planes) */
+    const int per = s->stream ? cpu_stream_group(l) : 1, nz = box->hi[2] - box->lo[2];
+    int tile = ny;
+    if (l->dim == 3) {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        size_t row = 3 * (size_t)l->ext[0] * (size_t)l->real_bytes;
+        size_t fit = (l2 > 0 ? (size_t)l2 : (size_t)1 << 20) / 8 / row;
+        tile = fit < (size_t)per ? per : fit < (size_t)ny ? (int)(fit / per * per) : ny;
     }
-    const int lines = (box->hi[2] - box->lo[2]) * ny;
+    const int tiles = (ny + tile - 1) / tile, groups = (tile + per - 1) / per;
+    const long all = (long)tiles * nz * groups;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < lines; i++)
-        cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], box->lo[1] + i % ny,
-                 box->lo[2] + i / ny);
+    for (long i = 0; i < all; i++) {
+        int g = (int)(i % groups), z = box->lo[2] + (int)(i / groups % nz);
+        int y0 = box->lo[1] + (int)(i / groups / nz) * tile + g * per;
+        int end = box->lo[1] + (int)(i / groups / nz) * tile + tile;
+        end = end < box->hi[1] ? end : box->hi[1];
+        if (y0 >= end) continue;
+        if (s->stream)
+            cpu_stream_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
+                             end - y0 < per ? end - y0 : per, z);
+        else
+            cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z);
+    }
 }
 
 static int cpu_sweep(struct stencil_backend *b, int n, const struct sbox *box, double *seconds)

@@ -255,8 +255,9 @@ const struct key_spec config_keys[] = {
      "CPU, plain sweeps: streaming: non-temporal stores past the cache, lines of a plane side "
      "by side (8 in 2D, 4 in 3D; AVX-512, elsewhere cached; gpu/backend_cpu_stream.c), so that "
      "a sweep moves "
-     "what a copy moves; cached: ordinary stores; auto: streaming where the two fields of this "
-     "node's ranks exceed the last-level cache; the same bits either way"},
+     "what a copy moves; cached: ordinary stores; auto: streaming in 2D where the two fields of "
+     "this node's ranks exceed the last-level cache, cached in 3D (measured faster there); "
+     "the same bits either way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
      "field; temporal: all d in one pass, tile by tile in the cache (CPU: "
