@@ -21,6 +21,7 @@
 struct cpu_state {
     unsigned char *in, *out;
     bool stream; /* the plain sweeps store past the cache (backend_cpu_stream.c) */
+    size_t l2;   /* bytes of the L2 cache: 3D sweeps go in tiles that fit it */
     pthread_t worker;
     bool worker_running;
     struct sbox worker_box;
@@ -69,6 +70,8 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
                 (l->stores == STORES_STREAMING ||
                  (l->stores == STORES_AUTO && l->dim == 2 && fields > (double)cpu_cache_bytes()));
     b->layout.stores = s->stream ? STORES_STREAMING : STORES_CACHED;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    s->l2 = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
 #ifdef _OPENMP
     if (l->threads > 0) omp_set_num_threads(l->threads);
 #endif
@@ -252,9 +255,8 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
     const int per = s->stream ? cpu_stream_group(l) : 1, nz = box->hi[2] - box->lo[2];
     int tile = ny;
     if (l->dim == 3) {
-        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         size_t row = 3 * (size_t)l->ext[0] * (size_t)l->real_bytes;
-        size_t fit = (l2 > 0 ? (size_t)l2 : (size_t)1 << 20) / 8 / row;
+        size_t fit = s->l2 / 8 / row;
         tile = fit < (size_t)per ? per : fit < (size_t)ny ? (int)(fit / per * per) : ny;
     }
     const int tiles = (ny + tile - 1) / tile, groups = (tile + per - 1) / per;

@@ -253,7 +253,8 @@ const struct key_spec config_keys[] = {
      "way"},
     {"stencil", "stores", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|cached|streaming",
      "CPU, plain sweeps: streaming: non-temporal stores past the cache, lines of a plane side "
-     "by side (8 in 2D, 4 in 3D; AVX-512, elsewhere cached; gpu/backend_cpu_stream.c), so that "
+     "by side (8 in 2D, 4 in 3D; AVX-512 with a GCC build, elsewhere cached; "
+     "gpu/backend_cpu_stream.c), so that "
      "a sweep moves "
      "what a copy moves; cached: ordinary stores; auto: streaming in 2D where the two fields of "
      "this node's ranks exceed the last-level cache, cached in 3D (measured faster there); "

@@ -99,9 +99,9 @@ done
     -s stencil.iterations=8 -s stencil.stores=streaming --out "$TEST_TMP/streaming" >/dev/null 2>&1
 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=1,4 \
     -s stencil.iterations=8 -s stencil.stores=cached --out "$TEST_TMP/cached" >/dev/null 2>&1
-column() { cut -d, -f25 "$1/stencil.csv" | sort -u | tr '\n' ' '; }
-if [[ $(column "$TEST_TMP/streaming") == $(printf '%s\n' stores "$want_stores" | sort | tr '\n' ' ') &&
-    $(column "$TEST_TMP/cached") == "cached stores " &&
+stores_of() { cut -d, -f25 "$1/stencil.csv" | sort -u | tr '\n' ' '; }
+if [[ $(stores_of "$TEST_TMP/streaming") == $(printf '%s\n' stores "$want_stores" | sort | tr '\n' ' ') &&
+    $(stores_of "$TEST_TMP/cached") == "cached stores " &&
     $(first_hash "$TEST_TMP/streaming") == $(first_hash "$TEST_TMP/cached") ]]; then
     pass "stencil.csv says which stores ran ($want_stores, cached), the same field hash"
 else

@@ -2,7 +2,8 @@
  * stencil.stores = streaming leave the field bit for bit as with cached
  * stores, for 2D and 3D, float and double, on boxes whose lines start at
  * every alignment, are shorter than a vector, and whose line count is no
- * multiple of a group; and the comparison catches a single wrong point.
+ * multiple of a group; 3D sweeps in several tiles of y compute every line
+ * of the box once; and the comparison catches a single wrong point.
  * On a processor without AVX-512 both runs store as usual (said on
  * stdout), and the test compares the cached path with itself. */
 #include "cmocka_prelude.h"
@@ -109,11 +110,55 @@ static void test_wrong_point_caught(void **state)
     b.ops->destroy(&b);
 }
 
+/* 3D sweeps go in tiles of y sized to the L2 (a few lines each on a field
+ * this wide): with either stores every line of the box is computed once,
+ * as cpu_line computes it line by line, and nothing outside the box is
+ * written. */
+static void test_tiles_cover_the_box(void **state)
+{
+    (void)state;
+    const int ext[3] = {4001, 13, 4};
+    for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
+        for (int rb = 4; rb <= 8; rb += 4) {
+            struct stencil_layout l = {.dim = 3, .real_bytes = rb, .threads = 1,
+                                       .stores = stores,
+                                       .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
+            memcpy(l.ext, ext, sizeof l.ext);
+            struct stencil_backend b = {.ops = &stencil_backend_cpu};
+            struct sb_msg m;
+            assert_int_equal(b.ops->init(&b, &l, &m), SB_OK);
+            fill(&b, 3);
+            size_t bytes = layout_points(&l) * (size_t)rb;
+            unsigned char *in = malloc(bytes), *want = calloc(1, bytes), *got = malloc(bytes);
+            b.ops->download(&b, in);
+            struct sbox box = {{1, 1, 1}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+            for (int z = box.lo[2]; z < box.hi[2]; z++)
+                for (int y = box.lo[1]; y < box.hi[1]; y++)
+                    cpu_line(&l, in, want, box.lo[0], box.hi[0], y, z);
+            double t;
+            assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
+            b.ops->swap(&b);
+            b.ops->download(&b, got);
+            size_t off = 0;
+            for (size_t i = 0; i < bytes; i += (size_t)rb)
+                off += memcmp(want + i, got + i, (size_t)rb) != 0;
+            if (off != 0)
+                fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
+                         "line-by-line sweeps", ext[0], ext[1], ext[2], rb,
+                         stores == STORES_STREAMING ? "streaming" : "cached", off);
+            free(in);
+            free(want);
+            free(got);
+            b.ops->destroy(&b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_streaming_same_bits),
         cmocka_unit_test(test_wrong_point_caught),
+        cmocka_unit_test(test_tiles_cover_the_box),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,7 @@ int stencil_reference(const struct stencil_params *p, const struct stencil_backe
     one.inject_fault = -1;
     one.full_sweeps = false; /* the reference shrinks (at depth 1 both are the own points) */
     one.temporal = false;    /* one sweep after each exchange: the plain sweeps */
+    one.stores = STORES_CACHED; /* ordinary stores: streaming is checked against them */
     one.device_buffers = false;
     const int dims[3] = {1, 1, 1};
     struct stencil_run r;
