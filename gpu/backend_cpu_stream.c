@@ -17,11 +17,11 @@
  * needs a 64-byte aligned address, so each line starts with the points up
  * to its first aligned one and ends with the rest, one at a time. */
 #include "backend_cpu.h"
+#include "../src/vectorize.h"
 
 #include <stdint.h>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SB_STREAM_STORES 1
+#ifdef SB_X86_AVX512
 #include <immintrin.h>
 #endif
 
@@ -32,14 +32,10 @@
 
 bool cpu_stream_supported(void)
 {
-#ifdef SB_STREAM_STORES
-    return __builtin_cpu_supports("avx512f");
-#else
-    return false;
-#endif
+    return sb_has_avx512();
 }
 
-#ifdef SB_STREAM_STORES
+#ifdef SB_X86_AVX512
 /* One point, as DEFINE_RUN in gpu/backend_cpu.c adds it up. */
 #define POINT(T, c, j, sy, sz, w, o)                                                               \
     ({                                                                                             \
@@ -104,7 +100,7 @@ DEFINE_STREAM(double, stream_double, __m512d, 8, _mm512_set1_pd, _mm512_loadu_pd
 void cpu_stream_lines(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
                       int y0, int rows, int z)
 {
-#ifdef SB_STREAM_STORES
+#ifdef SB_X86_AVX512
     size_t at[STREAM_LINES];
     for (int r = 0; r < rows; r++)
         at[r] = ((size_t)z * (size_t)l->ext[1] + (size_t)(y0 + r)) * (size_t)l->ext[0] + (size_t)x0;

@@ -6,6 +6,7 @@
  * off by 1e-6 is caught by that comparison. */
 #include "cmocka_prelude.h"
 #include "../src/md/force.h"
+#include "md_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,14 +17,7 @@ static const double EDGE[3] = {6.1, 5.3, 5.7}, CUT = 1.6, REACH = 1.9;
 
 static double *particles(unsigned seed)
 {
-    double *x = malloc(3 * (NOWN + NGHOST) * sizeof *x);
-    srand(seed);
-    for (int i = 0; i < NOWN + NGHOST; i++)
-        for (int d = 0; d < 3; d++) {
-            double u = (double)rand() / RAND_MAX;
-            x[3 * i + d] = i < NOWN ? u * EDGE[d] : -REACH + u * (EDGE[d] + 2 * REACH);
-        }
-    return x;
+    return random_particles(NOWN, NGHOST, EDGE, REACH, seed);
 }
 
 /* The box's forces from every pair within the cut-off, in long double, and
@@ -75,9 +69,7 @@ static void forces(const struct neighbor *nb, const double *x, bool wide, bool e
 static void test_wide_and_portable_alike(void **state)
 {
     (void)state;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl")) skip();
-#endif
+    if (!sb_has_avx512()) skip();
     double *x = particles(5), *a = malloc(3 * NOWN * sizeof *a), *b = malloc(3 * NOWN * sizeof *b);
     struct neighbor nb = {0};
     neighbor_build(&nb, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);

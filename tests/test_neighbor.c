@@ -7,6 +7,7 @@
  * without AVX-512 both builds take the portable loop (said on stdout). */
 #include "cmocka_prelude.h"
 #include "../src/md/neighbor.h"
+#include "md_particles.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,7 @@ static const double EDGE[3] = {7.1, 6.3, 5.7}, REACH = 1.9;
 /* Own particles in the box, ghosts within reach around it (some beyond). */
 static double *particles(unsigned seed)
 {
-    double *x = malloc(3 * (NOWN + NGHOST) * sizeof *x);
-    srand(seed);
-    for (int i = 0; i < NOWN + NGHOST; i++)
-        for (int d = 0; d < 3; d++) {
-            double u = (double)rand() / RAND_MAX;
-            x[3 * i + d] = i < NOWN ? u * EDGE[d] : -1.2 * REACH + u * (EDGE[d] + 2.4 * REACH);
-        }
-    return x;
+    return random_particles(NOWN, NGHOST, EDGE, 1.2 * REACH, seed);
 }
 
 static bool within(const double *x, int i, int j)
@@ -70,10 +64,7 @@ static void test_lists_right_and_scans_alike(void **state)
     neighbor_wide_scan = false;
     neighbor_build(&narrow, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
     neighbor_wide_scan = true;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
-        printf("# no AVX-512 here: both builds took the portable scan\n");
-#endif
+    if (!sb_has_avx512()) printf("# no AVX-512 here: both builds took the portable scan\n");
     assert_int_equal(wrong_lists(&narrow, x), 0);
     assert_int_equal(wrong_lists(&wide, x), 0);
     assert_int_equal(wide.list_len, narrow.list_len);

@@ -1,9 +1,8 @@
 #include "force.h"
 #include "../vectorize.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef SB_X86_AVX512
 #include <immintrin.h>
-#define SB_AVX512_FORCES 1
 #endif
 
 bool lj_wide_forces = true;
@@ -58,7 +57,7 @@ static inline void partners(const int *restrict js, int n, bool both, const doub
     add_sums(fx, fy, fz, both, energy, potential, virial, pairs, fi, sums);
 }
 
-#ifdef SB_AVX512_FORCES
+#ifdef SB_X86_AVX512
 /* The same partners eight at a time: every pair's products, quotient and
  * differences as above, in the same order (no FMA); a partner's force
  * gathered, reduced and scattered back (a list names each partner once, so
@@ -166,8 +165,8 @@ void lj_forces(const struct neighbor *nb, const double *restrict x, int nown, do
     (void)nown;
     const double cut2 = cutoff * cutoff;
     double sums[3] = {0.0, 0.0, 0.0};
-#ifdef SB_AVX512_FORCES
-    if (lj_wide_forces && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+#ifdef SB_X86_AVX512
+    if (lj_wide_forces && sb_has_avx512())
         all_forces(nb, x, f, cut2, energy, sums, partners_avx512);
     else
 #endif

@@ -1,11 +1,11 @@
 #include "neighbor.h"
 #include "../error.h"
+#include "../vectorize.h"
 
 #include <math.h>
 #include <stdbool.h>
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef SB_X86_AVX512
 #include <immintrin.h>
-#define SB_AVX512_SCAN 1
 #endif
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +133,7 @@ static inline void scan(const struct neighbor *nb, int c0, int c1, int i, int no
     *ghosts = g;
 }
 
-#ifdef SB_AVX512_SCAN
+#ifdef SB_X86_AVX512
 /* The same scan eight candidates at a time: the same products and sums in
  * the same order (no FMA), the partners kept by compressing stores, which
  * keep the candidates' order. */
@@ -175,8 +175,8 @@ typedef void scan_fn(const struct neighbor *, int, int, int, int, const double *
  * per stencil row) are found once, and candidates read in bin order.
  * Inlined into every_list once per scan, so that the scan is a direct call
  * (and the portable one inlined). */
-static inline __attribute__((always_inline)) void lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int nown,
-                         double reach2, uint16_t *own_count, uint16_t *ghost_count, int *starts)
+static inline __attribute__((always_inline)) void
+lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int nown, double reach2)
 {
     int hb = (home[0] * nb->nbins[1] + home[1]) * nb->nbins[2] + home[2];
     bool owners = false; /* most halo bins hold ghosts only: nothing to list */
@@ -219,10 +219,10 @@ static inline __attribute__((always_inline)) void lists_of_bin(struct neighbor *
             own = own > NEIGHBOR_MAX_PARTNERS ? NEIGHBOR_MAX_PARTNERS : own;
             ghosts = ghosts > NEIGHBOR_MAX_PARTNERS ? NEIGHBOR_MAX_PARTNERS : ghosts;
         }
-        starts[row] = (int)nb->list_len;
+        nb->start[row] = (int)nb->list_len;
         nb->list_len += own + ghosts;
-        own_count[row] = (uint16_t)own;
-        ghost_count[row] = (uint16_t)ghosts;
+        nb->own[row] = (uint16_t)own;
+        nb->ghosts[row] = (uint16_t)ghosts;
     }
 }
 
@@ -235,7 +235,7 @@ static inline __attribute__((always_inline)) void every_list(struct neighbor *nb
     for (home[0] = 0; home[0] < nb->nbins[0]; home[0]++)
         for (home[1] = 0; home[1] < nb->nbins[1]; home[1]++)
             for (home[2] = 0; home[2] < nb->nbins[2]; home[2]++)
-                lists_of_bin(nb, scan_range, home, nown, reach2, nb->own, nb->ghosts, nb->start);
+                lists_of_bin(nb, scan_range, home, nown, reach2);
 }
 
 bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, int i_lo, int i_hi,
@@ -269,9 +269,8 @@ bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     nb->overflow = false;
     for (int r = 0; r < rows; r++) /* a particle outside every bin has no partners */
         nb->start[r] = nb->own[r] = nb->ghosts[r] = 0;
-#ifdef SB_AVX512_SCAN
-    if (neighbor_wide_scan && __builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512vl")) {
+#ifdef SB_X86_AVX512
+    if (neighbor_wide_scan && sb_has_avx512()) {
         every_list(nb, scan_avx512, nown, reach * reach);
         return !nb->overflow;
     }
