@@ -97,6 +97,9 @@ PYEOF
 expect "a particle jumping two boxes stops the run naming it (exit 3)" 3 \
     'particle 17 moved more than one box' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" md "${SMALL[@]}" -s md.inject_jump=17
+expect "more ghosts within reach than a list counts: exit 3 on every rank, naming the keys" 3 \
+    'more than 65535 own partners or ghosts within reach .*lower md.cutoff or md.skin' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=4,4,4 -s md.cutoff=28 -s md.steps=2
 expect "md.k too small" 2 'md.k = 1 is too small.*need k >= 2' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" md "${SMALL[@]}" -s decomp.dims=4,1,1 -s md.k=1
 expect "md runs one module" 2 "exchange.module = 'shift,direct': md runs one module" -- \
