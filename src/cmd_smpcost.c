@@ -292,19 +292,27 @@ static void copy_out(struct smp_memory *mem, const struct smp_plan *p, const str
     }
 }
 
-/* Good mode primes the caches with what the superstep will touch. */
+/* Good mode primes the caches with what the superstep will touch: every
+ * value read once, summed where the compiler may keep the sum in registers
+ * (a volatile sum per value made priming three quarters of a default run's
+ * time on a node whose h values reach 228 M integers). */
 static void prime(struct smp_memory *mem, const struct smp_plan *p, const struct access *a, long hr,
                   long hw)
 {
     if (a->mode != MODE_GOOD) return;
-    volatile unsigned sink = 0;
-    long n = hr > hw ? hr : hw;
+    unsigned sum = 0;
     const unsigned *g = mem->global;
-    for (long k = 0; k < n; k++) {
-        if (a->reads && k < hr) sink += g[a->reads[k]];
-        if (a->writes && k < hw) sink += g[a->writes[k]];
-        if (!a->reads) sink += g[(size_t)mem->me * (size_t)p->tmax + (size_t)k];
+    if (a->reads || a->writes) {
+        for (long k = 0; a->reads && k < hr; k++)
+            sum += g[a->reads[k]];
+        for (long k = 0; a->writes && k < hw; k++)
+            sum += g[a->writes[k]];
+    } else {
+        const unsigned *mine = g + (size_t)mem->me * (size_t)p->tmax;
+        for (long k = 0, n = hr > hw ? hr : hw; k < n; k++)
+            sum += mine[k];
     }
+    volatile unsigned sink = sum; /* the reads must happen */
     (void)sink;
 }
 
@@ -349,6 +357,53 @@ static long max_count(const long *v, int n)
     for (int i = 0; i < n; i++)
         m = v[i] > m ? v[i] : m;
     return m;
+}
+
+/* A superstep's accesses by its busiest worker in each mode, summed over
+ * the three suites and their repetitions (what the suites' time scales
+ * with); the bad mode only where its array holds the superstep. */
+static void suites_work(const struct smp_plan *p, double work[NMODES])
+{
+    long hs[64];
+    int nh = smp_h_values(p->cache_ints, p->per_set, hs);
+    int per_suite = suite_size(p->p, nh);
+    struct superstep *steps = sb_malloc((size_t)per_suite * sizeof *steps, "supersteps");
+    work[MODE_GOOD] = work[MODE_BAD] = 0.0;
+    for (int suite = 1; suite <= 3; suite++) {
+        int n = suite_build(suite, p->p, hs, nh, p->tmax, p->seed, steps, per_suite);
+        for (int i = 0; i < n; i++) {
+            long hr = max_count(steps[i].hr, steps[i].p), hw = max_count(steps[i].hw, steps[i].p);
+            work[MODE_GOOD] += (double)p->reps * (double)(hr + hw);
+            if (hr <= p->bad_max && hw <= p->bad_max)
+                work[MODE_BAD] += (double)p->reps * (double)(hr + hw);
+        }
+    }
+    free(steps);
+}
+
+/* The suites' time on this node, before they run: one superstep in each
+ * mode with every worker at the largest h the mode takes (most of the
+ * suites' accesses are in their largest supersteps), timed whole (priming,
+ * copies, local computation, barriers), scaled by the suites' accesses.
+ * Every rank gets rank 0's figure. */
+static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p, double *seconds)
+{
+    double work[NMODES];
+    suites_work(p, work);
+    struct smp_plan once = *p;
+    once.reps = 1;
+    *seconds = 0.0;
+    for (int mode = 0; mode < NMODES; mode++) {
+        struct access a = {(enum smp_mode)mode, NULL, NULL};
+        long h = mode == MODE_BAD && p->bad_max < p->tmax ? p->bad_max : p->tmax;
+        double unused;
+        CHECK(smp_fence(mem));
+        double t0 = MPI_Wtime();
+        CHECK(run_superstep(mem, &once, &a, h, h, &unused));
+        *seconds += (MPI_Wtime() - t0) * work[mode] / (2.0 * (double)h);
+    }
+    CHECK_MPI(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, mem->comm));
+    return SB_OK;
 }
 
 /* Every suite in both modes, until smpcost.max_seconds. */
@@ -809,7 +864,24 @@ int cmd_smpcost(struct run_ctx *ctx)
     log_info("\nsmpcost: %d workers sharing one array; cache line %ld integers; %s, %ld "
              "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each",
              p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps);
-    rc = measure_suites(&mem, &p, &r);
+    double estimate = 0.0;
+    rc = estimate_suites(&mem, &p, &estimate);
+    if (rc == SB_OK && estimate > p.max_seconds) {
+        /* long before the limit would stop it: say so now, with what helps */
+        log_error("smpcost.max_seconds = %g: the suites would take about %.0f s on this node "
+                  "(h up to %ld integers, scaled to the %s; estimated from one superstep of "
+                  "each mode at the largest h); accepted: raise smpcost.max_seconds above "
+                  "that, or lower smpcost.cache_bytes (the h values and the time scale with "
+                  "it), smpcost.reps or smpcost.per_set",
+                  p.max_seconds, estimate, p.tmax, p.cache_source);
+        memory_free(&mem);
+        return SB_EUSAGE;
+    }
+    if (rc == SB_OK)
+        log_info("the suites: about %.0f s here (estimated from one superstep of each mode at "
+                 "the largest h; limit smpcost.max_seconds = %g)",
+                 estimate, p.max_seconds);
+    if (rc == SB_OK) rc = measure_suites(&mem, &p, &r);
     if (rc == SB_OK) {
         fit_families(&p, &r);
         rc = measure_patterns(&mem, &p, &r);
@@ -826,16 +898,17 @@ int cmd_smpcost(struct run_ctx *ctx)
         const struct smp_fitted *good = &r.fit[r.use][MODE_GOOD][best[MODE_GOOD]],
                                 *bad = &r.fit[r.use][MODE_BAD][best[MODE_BAD]];
         bool fitted = good->ok && bad->ok;
-        log_info("\nbest: good family %s (average %.1f%%, maximum %.1f%%), bad family %s "
-                 "(average %.1f%%, maximum %.1f%%) on the validation suites (smp.fit = %s)",
-                 smp_function_names[best[MODE_GOOD]], 100 * good->avg, 100 * good->max,
-                 smp_function_names[best[MODE_BAD]], 100 * bad->avg, 100 * bad->max,
-                 fit_names[r.use]);
+        if (fitted)
+            log_info("\nbest: good family %s (average %.1f%%, maximum %.1f%%), bad family %s "
+                     "(average %.1f%%, maximum %.1f%%) on the validation suites (smp.fit = %s)",
+                     smp_function_names[best[MODE_GOOD]], 100 * good->avg, 100 * good->max,
+                     smp_function_names[best[MODE_BAD]], 100 * bad->avg, 100 * bad->max,
+                     fit_names[r.use]);
         print_accuracy(&r);
         if (!fitted) {
-            log_error("smpcost: too few supersteps to fit both families (%d timed, %d skipped "
-                      "at smpcost.max_seconds = %g); the h values scale with the cache (%s): "
-                      "raise smpcost.max_seconds, or set a smaller smpcost.cache_bytes",
+            log_error("smpcost: too few supersteps to fit both families (%d timed, %d skipped: "
+                      "beyond the bad-mode array of smpcost.bad_bytes, or past "
+                      "smpcost.max_seconds = %g); the h values scale with the cache (%s)",
                       r.nsamples, r.skipped, p.max_seconds, p.cache_source);
             rc = SB_EVERIFY;
         }

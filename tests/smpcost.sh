@@ -12,9 +12,9 @@ SMALL=(-s smpcost.cache_bytes=2000000 -s smpcost.per_set=3 -s smpcost.reps=1
 # ---- the acceptance run: defaults, 2 ranks, under two minutes ------------------
 # (its time, under two minutes, is checked by tools/smpcost_bench.sh, not here)
 # The h values scale with the last-level cache: with the 480 MiB L3 of the VM
-# of 2026-11-25 the default suites ran past smpcost.max_seconds (224 of 720
-# supersteps in 90 s) and nothing could be fitted, so the test fixes the cache
-# at the 32 MiB of the VM the defaults were sized on; everything else default.
+# of 2026-11-25 the default suites take 3.5 minutes, so the test fixes the
+# cache at the 32 MiB of the VM the defaults were sized on (1.5 minutes here);
+# everything else default.
 out=$TEST_TMP/default
 expect "smpcost on 2 ranks with the defaults (cache fixed at 32 MiB) reports the best function per family" 0 \
     'best: good family .* \(average [0-9.]+%, maximum [0-9.]+%\), bad family .* \(average' \
@@ -40,9 +40,15 @@ if [[ $rows -eq $((9 * 7 * 3 * 2)) ]]; then
 else
     fail "smpcost.csv has $rows rows" "$TEST_TMP/np3/smpcost.csv"
 fi
-expect "a time limit of zero skips the suites and says the fit is impossible (exit 1)" 1 \
-    'too few supersteps to fit' -- \
+expect "a time limit below the estimated time stops before the suites, naming the keys (exit 2)" 2 \
+    'smpcost.max_seconds = 0: the suites would take about [0-9]+ s' 'lower smpcost.cache_bytes' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}" -s smpcost.max_seconds=0
+expect "the estimate is printed before the suites run" 0 \
+    'the suites: about [0-9]+ s here .*limit smpcost.max_seconds = 600' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]}"
+expect "a bad-mode array too small for every superstep: nothing to fit the bad family (exit 1)" 1 \
+    'too few supersteps to fit both families' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]/smpcost.bad_bytes=67108864/smpcost.bad_bytes=65536}"
 
 # ---- seed 003's own fit (smp.fit = paper) beside the searched one, and the accuracy check ----
 expect "smp.fit=paper: R0 and R1 fitted apart, both fits' accuracy printed" 0 \
