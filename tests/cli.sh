@@ -110,6 +110,9 @@ expect "... and baseline_check.py prints every module over the best baseline" 0 
     $PY "$ROOT/tools/baseline_check.py" "$bl"
 expect "... its summary.json keeps to the schema" 0 -- \
     $PY "$ROOT/tools/schema_check.py" "$bl/summary.json"
+expect "model_check.py on a folder without results: names the file it wants (exit 2)" 2 \
+    'model_check.py exchange: .* has no summary.json \(accepted: the --out folder of a shiftbox exchange run\)' -- \
+    $PY "$ROOT/tools/model_check.py" exchange "$TEST_TMP"
 expect "baseline_check.py on a run without baselines: says so" 1 'no baseline points' -- \
     $PY "$ROOT/tools/baseline_check.py" "$svt"
 

@@ -133,6 +133,13 @@ def main():
     ap.add_argument("--statistic", default="median", choices=["mean", "median", "min", "lowest20"])
     ap.add_argument("--target", type=float, default=10.0)
     a = ap.parse_args()
+    need = {"pingpong": ("summary.json", "the --out folder of a shiftbox pingpong run"),
+            "exchange": ("summary.json", "the --out folder of a shiftbox exchange run"),
+            "smpi": ("sweep.csv", "the folder of a tools/smpi_sweep.py sweep")}
+    if a.mode in need and not os.path.isfile(os.path.join(a.dir, need[a.mode][0])):
+        print(f"model_check.py {a.mode}: {a.dir} has no {need[a.mode][0]} (accepted: "
+              f"{need[a.mode][1]})", file=sys.stderr)
+        sys.exit(2)
     if a.mode == "pingpong":
         pingpong(a.dir)
         return
