@@ -134,6 +134,23 @@ static void test_fit_recovers_coefficients(void **state)
     assert_int_equal(smp_fit(FN_HRHWMC, f, t, N, false, coef), 0);
     assert_true(coef[2] == 0 && coef[4] == 0);
     assert_true(fabs(coef[1] - 4e-10) < 1e-15);
+    /* one worker: hr = hw = h and M = 2h, so reads, writes and M cannot be
+     * told apart: every function is fitted (the first term of each group
+     * carries their sum) and predicts the supersteps exactly */
+    for (int i = 0; i < N; i++) {
+        double h = 1000.0 + 997.0 * i * i;
+        f[i] = smp_features_counts(h, h, 2 * h, 2000000);
+        t[i] = 3e-6 + 7e-10 * f[i].hrc + 9e-10 * f[i].hrm; /* a knee at the cache */
+    }
+    for (int fn = 0; fn < NFUNCTIONS; fn++) {
+        assert_int_equal(smp_fit((enum smp_function)fn, f, t, N, true, coef), 0);
+        double avg, max;
+        smp_errors((enum smp_function)fn, coef, f, t, N, &avg, &max);
+        if (fn == FN_HRHWMC) assert_true(max < 1e-9); /* the knee is in its terms */
+        assert_true(avg < 0.2);
+    }
+    assert_true(coef[3] == 0 && coef[4] == 0 && coef[5] == 0); /* HrHwM-c: writes, M to reads */
+    assert_true(fabs(coef[1] - 2 * 7e-10 / 2) < 1e-15 && fabs(coef[2] - 9e-10) < 1e-15);
 }
 
 static void test_patterns_stay_inside(void **state)

@@ -103,6 +103,41 @@ static int least_squares(double *a, double *b, int n, int m, double *c)
     return 0;
 }
 
+/* Of the na columns of a (n rows, column-major), keeps in order those the
+ * earlier kept ones do not span (Gram-Schmidt: what is left of a column
+ * after taking out its projections is above 1e-9 of its norm), moving them
+ * to the front; keep[] gets their indices.  Returns how many. */
+static int independent_columns(double *a, int n, int na, int *keep)
+{
+    double *q = malloc((size_t)n * (size_t)na * sizeof *q);
+    if (!q) return -1;
+    int nk = 0;
+    for (int k = 0; k < na; k++) {
+        double *v = q + (size_t)nk * n, norm0 = 0, norm = 0;
+        memcpy(v, a + (size_t)k * n, (size_t)n * sizeof *v);
+        for (int i = 0; i < n; i++)
+            norm0 += v[i] * v[i];
+        for (int pass = 0; pass < 2; pass++) /* twice: Gram-Schmidt's lost orthogonality */
+            for (int j = 0; j < nk; j++) {
+                const double *u = q + (size_t)j * n;
+                double dot = 0;
+                for (int i = 0; i < n; i++)
+                    dot += u[i] * v[i];
+                for (int i = 0; i < n; i++)
+                    v[i] -= dot * u[i];
+            }
+        for (int i = 0; i < n; i++)
+            norm += v[i] * v[i];
+        if (norm0 == 0 || norm <= 1e-18 * norm0) continue;
+        for (int i = 0; i < n; i++)
+            v[i] /= sqrt(norm);
+        if (nk != k) memmove(a + (size_t)nk * n, a + (size_t)k * n, (size_t)n * sizeof *a);
+        keep[nk++] = k;
+    }
+    free(q);
+    return nk;
+}
+
 int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n,
             bool relative, double *coef)
 {
@@ -143,10 +178,15 @@ int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, 
             a[(size_t)k * n + i] = w * row[active[k]] / scale[active[k]];
         b[i] = w * t[i];
     }
+    /* Terms the supersteps cannot tell apart (on one worker every superstep
+     * reads and writes h: hr = hw, M = 2 hr) keep coefficient 0; the first
+     * of them carries their sum, which predicts every superstep of that
+     * shape alike. */
+    int keep[SMP_MAX_TERMS], nk = independent_columns(a, n, na, keep);
     double solved[SMP_MAX_TERMS];
-    int rc = least_squares(a, b, n, na, solved);
-    for (int k = 0; rc == 0 && k < na; k++)
-        coef[active[k]] = solved[k] / scale[active[k]];
+    int rc = nk < 1 ? -1 : least_squares(a, b, n, nk, solved);
+    for (int k = 0; rc == 0 && k < nk; k++)
+        coef[active[keep[k]]] = solved[k] / scale[active[keep[k]]];
     free(a);
     free(b);
     return rc;
