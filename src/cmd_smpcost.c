@@ -17,6 +17,7 @@
 #include "smp/fit.h"
 #include "smp/locality.h"
 #include "smp/shared.h"
+#include "vectorize.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -261,17 +262,11 @@ struct access {
 };
 
 /* Good mode copies integer by integer, as seed 003's supersteps do, in a
- * loop the compiler vectorises but may not turn into memcpy: glibc's
- * memcpy stores past the cache above a size it derives from the reported
- * last-level cache, which made good supersteps of 12-42 M integers cost
- * 0.6-0.68 ns an integer here and those of 48 M and more 0.41 (cheaper per
- * integer for larger h; 480 MiB L3 reported, 2 workers). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define SB_PLAIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
-#else
-#define SB_PLAIN_LOOPS
-#endif
-
+ * loop the compiler vectorises but does not turn into memcpy
+ * (SB_PLAIN_LOOPS): glibc's memcpy stores past the cache above a size it
+ * derives from the reported last-level cache, which made good supersteps
+ * of 12-42 M integers cost 0.59-0.68 ns an integer here and those of 48 M
+ * and more 0.40-0.43 (480 MiB L3 reported, 2 workers). */
 SB_PLAIN_LOOPS static void copy_run(unsigned *restrict to, const unsigned *restrict from, long n)
 {
     for (long k = 0; k < n; k++)
@@ -413,7 +408,8 @@ static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p, dou
     *seconds = 0.0;
     for (int mode = 0; mode < NMODES; mode++) {
         struct access a = {(enum smp_mode)mode, NULL, NULL};
-        long h = mode == MODE_BAD && p->bad_max < p->tmax ? p->bad_max : p->tmax;
+        long h = mode == MODE_BAD ? p->bad_max : p->tmax; /* read_plan: bad_max <= tmax */
+        if (h <= 0 || work[mode] <= 0) continue;
         double unused;
         CHECK(smp_fence(mem));
         double t0 = MPI_Wtime();
@@ -851,7 +847,8 @@ static void print_accuracy(const struct smp_results *r)
 {
     for (int method = 0; method < NFITS; method++) {
         if (!r->fit[method][MODE_GOOD][FN_HRHWMC].ok || !r->fit[method][MODE_BAD][FN_HRHWM].ok) {
-            log_info("accuracy (smp.fit = %s): HrHwM-c or HrHwM not fitted (too few supersteps)",
+            log_info("accuracy (smp.fit = %s): HrHwM-c or HrHwM not fitted (too few supersteps, "
+                     "or a term the supersteps cannot determine)",
                      fit_names[method]);
             continue;
         }
@@ -886,20 +883,19 @@ int cmd_smpcost(struct run_ctx *ctx)
     rc = estimate_suites(&mem, &p, &estimate);
     if (rc == SB_OK && estimate > p.max_seconds) {
         /* long before the limit would stop it: say so now, with what helps */
-        log_error("smpcost.max_seconds = %g: the suites would take about %.0f s on this node "
+        log_error("smpcost.max_seconds = %g: the suites would take about %.3g s on this node "
                   "(h up to %ld integers, scaled to the %s; estimated from one superstep of "
                   "each mode at the largest h); accepted: raise smpcost.max_seconds above "
                   "that, or lower smpcost.cache_bytes (the h values and the time scale with "
                   "it), smpcost.reps or smpcost.per_set",
                   p.max_seconds, estimate, p.tmax, p.cache_source);
-        memory_free(&mem);
-        return SB_EUSAGE;
-    }
-    if (rc == SB_OK)
-        log_info("the suites: about %.0f s here (estimated from one superstep of each mode at "
+        rc = SB_EUSAGE;
+    } else if (rc == SB_OK) {
+        log_info("the suites: about %.3g s here (estimated from one superstep of each mode at "
                  "the largest h; limit smpcost.max_seconds = %g)",
                  estimate, p.max_seconds);
-    if (rc == SB_OK) rc = measure_suites(&mem, &p, &r);
+        rc = measure_suites(&mem, &p, &r);
+    }
     if (rc == SB_OK) {
         fit_families(&p, &r);
         rc = measure_patterns(&mem, &p, &r);
@@ -926,7 +922,9 @@ int cmd_smpcost(struct run_ctx *ctx)
         if (!fitted) {
             log_error("smpcost: too few supersteps to fit both families (%d timed, %d skipped: "
                       "beyond the bad-mode array of smpcost.bad_bytes, or past "
-                      "smpcost.max_seconds = %g); the h values scale with the cache (%s)",
+                      "smpcost.max_seconds = %g); the h values scale with the cache (%s); "
+                      "accepted: raise smpcost.bad_bytes or smpcost.max_seconds, or lower "
+                      "smpcost.cache_bytes",
                       r.nsamples, r.skipped, p.max_seconds, p.cache_source);
             rc = SB_EVERIFY;
         }

@@ -314,8 +314,8 @@ const struct key_spec config_keys[] = {
     {"smpcost", "max_seconds", KEY_REAL, "600", NO_INT, 0.0, 1e6, NULL,
      "time limit of the suites: their time is estimated first (one superstep of each mode) "
      "and a run that would take longer stops at once (exit 2); supersteps past the limit are "
-     "skipped (and counted).  The suites' time scales with the last-level cache: about 45 s "
-     "with 32 MiB, 3.5 min with 480 MiB (2 workers)"},
+     "skipped (and counted).  The suites' time scales with the last-level cache (2 workers "
+     "here: 1.5 min with 32 MiB, 4 min with 480 MiB)"},
 
     /* [smp] ------------------------------------------------------------- */
     {"smp", "apps", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL, "none|radix|sample|column",
@@ -327,7 +327,8 @@ const struct key_spec config_keys[] = {
      "how smpcost fits the cost functions: paper (seed 003 sec. 4.2: plain least squares, the "
      "good family's R0 (h <= the cache share per worker) and R1 fitted apart), or searched "
      "(relative least squares, HrHwM-c's cache split searched in the data; the default: on "
-     "this machine's caches the paper's fit misses by 1.9x on average, docs/commands/smpcost.md); "
+     "this VM the good family's average error was 3-9 % with it, 23-53 % with the paper's, "
+     "docs/commands/smpcost.md); "
      "both are printed, this one predicts (patterns, model.smp)"},
 
     {NULL, NULL, KEY_TEXT, NULL, NO_INT, NO_REAL, NULL, NULL},

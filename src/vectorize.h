@@ -28,4 +28,19 @@ static inline bool sb_has_avx512(void)
 }
 #endif
 
+/* SB_PLAIN_LOOPS: a function whose copy loops stay loops, not calls of
+ * memcpy (which the compilers otherwise put in; glibc's switches to stores
+ * past the cache at a size of its own: src/cmd_smpcost.c).  GCC and clang;
+ * elsewhere nothing, the loop possibly a memcpy. */
+#if defined(__clang__) && defined(__has_attribute)
+#if __has_attribute(no_builtin)
+#define SB_PLAIN_LOOPS __attribute__((no_builtin("memcpy")))
+#endif
+#elif defined(__GNUC__) && !defined(__INTEL_COMPILER) && !defined(__NVCOMPILER)
+#define SB_PLAIN_LOOPS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+#ifndef SB_PLAIN_LOOPS
+#define SB_PLAIN_LOOPS
+#endif
+
 #endif

@@ -109,9 +109,10 @@ SMP=(-s smpcost.cache_bytes=2000000 -s smpcost.per_set=3 -s smpcost.reps=1
     -s smpcost.bad_bytes=67108864 -s smpcost.pattern_ints=50000)
 expect "smpcost on 2 ranks, small sets" 0 'best: good family' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMP[@]}" "${FAST[@]}" --out "$T/smpcost"
-expect "smpcost with no time for the suites: exit 1, nothing fitted" 1 'too few supersteps' -- \
-    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMP[@]}" "${FAST[@]}" -s smpcost.max_seconds=0 \
-    --out "$T/smpcost-none"
+expect "smpcost with a bad-mode array too small for any superstep: exit 1, not fitted" 1 \
+    'too few supersteps' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMP[@]/smpcost.bad_bytes=67108864/smpcost.bad_bytes=65536}" \
+    "${FAST[@]}" --out "$T/smpcost-none"
 valid "... both pass smpcost.schema.json (fitted false, score null)" "$T/smpcost/summary.json" \
     "$T/smpcost-none/summary.json"
 

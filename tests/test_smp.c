@@ -135,22 +135,38 @@ static void test_fit_recovers_coefficients(void **state)
     assert_true(coef[2] == 0 && coef[4] == 0);
     assert_true(fabs(coef[1] - 4e-10) < 1e-15);
     /* one worker: hr = hw = h and M = 2h, so reads, writes and M cannot be
-     * told apart: every function is fitted (the first term of each group
-     * carries their sum) and predicts the supersteps exactly */
+     * told apart: every function is fitted, the first access term of each
+     * group carrying the group's sum, and predicts such supersteps exactly */
+    const double L = 3e-6, g_hrc = 4e-10, g_hwc = 3e-10, g_M = 1e-10;
     for (int i = 0; i < N; i++) {
-        double h = 1000.0 + 997.0 * i * i;
+        double h = 1000.0 + 997.0 * i * i; /* both sides of the split */
         f[i] = smp_features_counts(h, h, 2 * h, 2000000);
-        t[i] = 3e-6 + 7e-10 * f[i].hrc + 9e-10 * f[i].hrm; /* a knee at the cache */
+        t[i] = L + g_hrc * f[i].hrc + g_hwc * f[i].hwc + g_M * f[i].M;
     }
     for (int fn = 0; fn < NFUNCTIONS; fn++) {
         assert_int_equal(smp_fit((enum smp_function)fn, f, t, N, true, coef), 0);
         double avg, max;
         smp_errors((enum smp_function)fn, coef, f, t, N, &avg, &max);
-        if (fn == FN_HRHWMC) assert_true(max < 1e-9); /* the knee is in its terms */
         assert_true(avg < 0.2);
     }
-    assert_true(coef[3] == 0 && coef[4] == 0 && coef[5] == 0); /* HrHwM-c: writes, M to reads */
-    assert_true(fabs(coef[1] - 2 * 7e-10 / 2) < 1e-15 && fabs(coef[2] - 9e-10) < 1e-15);
+    assert_int_equal(smp_fit(FN_HRHWMC, f, t, N, true, coef), 0);
+    assert_true(fabs(coef[0] - L) < 1e-15);
+    assert_true(fabs(coef[1] - (g_hrc + g_hwc + 2 * g_M)) < 1e-18); /* M = 2 (hrc + hrm) */
+    assert_true(fabs(coef[2] - 2 * g_M) < 1e-18);
+    assert_true(coef[3] == 0 && coef[4] == 0 && coef[5] == 0);
+    double predicted_avg, predicted_max;
+    smp_errors(FN_HRHWMC, coef, f, t, N, &predicted_avg, &predicted_max);
+    assert_true(predicted_max < 1e-9);
+    /* every h beyond the split: hrc is the split at every point, which
+     * only the constant could carry; the fit refuses instead of folding a
+     * copy's cost into L */
+    for (int i = 0; i < N; i++) {
+        double h = 3e6 + 997.0 * i * i;
+        f[i] = smp_features_counts(h, h, 2 * h, 2000000);
+        t[i] = L + g_hrc * f[i].hrc + g_hwc * f[i].hwc + g_M * f[i].M;
+    }
+    assert_int_equal(smp_fit(FN_HRHWMC, f, t, N, true, coef), -1);
+    assert_int_equal(smp_fit(FN_HRHWM, f, t, N, true, coef), 0); /* no split: fitted */
 }
 
 static void test_patterns_stay_inside(void **state)

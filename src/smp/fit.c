@@ -103,35 +103,41 @@ static int least_squares(double *a, double *b, int n, int m, double *c)
     return 0;
 }
 
-/* Of the na columns of a (n rows, column-major), keeps in order those the
- * earlier kept ones do not span (Gram-Schmidt: what is left of a column
- * after taking out its projections is above 1e-9 of its norm), moving them
- * to the front; keep[] gets their indices.  Returns how many. */
-static int independent_columns(double *a, int n, int na, int *keep)
+/* v minus its projection on the unit vector u (n values). */
+static void project_out(double *v, const double *u, int n)
 {
-    double *q = malloc((size_t)n * (size_t)na * sizeof *q);
+    double dot = 0;
+    for (int i = 0; i < n; i++)
+        dot += u[i] * v[i];
+    for (int i = 0; i < n; i++)
+        v[i] -= dot * u[i];
+}
+
+/* Of the m columns of g (n rows, column-major), keeps in order those the
+ * earlier kept ones do not span: what is left of a column after its
+ * projections on them (Gram-Schmidt, twice) must keep more than
+ * SPAN_TOLERANCE of its norm.  Kept columns move to the front, their
+ * indices into keep[]; returns how many, -1 without memory. */
+#define SPAN_TOLERANCE 1e-9
+static int independent_columns(double *g, int n, int m, int *keep)
+{
+    double *q = malloc((size_t)n * (size_t)(m > 0 ? m : 1) * sizeof *q);
     if (!q) return -1;
     int nk = 0;
-    for (int k = 0; k < na; k++) {
+    for (int k = 0; k < m; k++) {
         double *v = q + (size_t)nk * n, norm0 = 0, norm = 0;
-        memcpy(v, a + (size_t)k * n, (size_t)n * sizeof *v);
+        memcpy(v, g + (size_t)k * n, (size_t)n * sizeof *v);
         for (int i = 0; i < n; i++)
             norm0 += v[i] * v[i];
-        for (int pass = 0; pass < 2; pass++) /* twice: Gram-Schmidt's lost orthogonality */
-            for (int j = 0; j < nk; j++) {
-                const double *u = q + (size_t)j * n;
-                double dot = 0;
-                for (int i = 0; i < n; i++)
-                    dot += u[i] * v[i];
-                for (int i = 0; i < n; i++)
-                    v[i] -= dot * u[i];
-            }
+        for (int pass = 0; pass < 2; pass++) /* twice: Gram-Schmidt loses orthogonality */
+            for (int j = 0; j < nk; j++)
+                project_out(v, q + (size_t)j * n, n);
         for (int i = 0; i < n; i++)
             norm += v[i] * v[i];
-        if (norm0 == 0 || norm <= 1e-18 * norm0) continue;
+        if (norm0 == 0 || norm <= SPAN_TOLERANCE * SPAN_TOLERANCE * norm0) continue;
         for (int i = 0; i < n; i++)
             v[i] /= sqrt(norm);
-        if (nk != k) memmove(a + (size_t)nk * n, a + (size_t)k * n, (size_t)n * sizeof *a);
+        if (nk != k) memmove(g + (size_t)nk * n, g + (size_t)k * n, (size_t)n * sizeof *g);
         keep[nk++] = k;
     }
     free(q);
@@ -164,11 +170,7 @@ int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, 
         coef[j] = 0;
         if (scale[j] > 0) active[na++] = j;
     }
-    if (n < na) {
-        free(a);
-        free(b);
-        return -1;
-    }
+
     /* Relative residuals: each row divided by its time (seed 003's plain
      * least squares lets the largest supersteps decide). */
     for (int i = 0; i < n; i++) {
@@ -178,15 +180,20 @@ int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, 
             a[(size_t)k * n + i] = w * row[active[k]] / scale[active[k]];
         b[i] = w * t[i];
     }
-    /* Terms the supersteps cannot tell apart (on one worker every superstep
-     * reads and writes h: hr = hw, M = 2 hr) keep coefficient 0; the first
-     * of them carries their sum, which predicts every superstep of that
-     * shape alike. */
-    int keep[SMP_MAX_TERMS], nk = independent_columns(a, n, na, keep);
+    /* Access terms the supersteps cannot tell apart (on one worker every
+     * superstep reads and writes h: hr = hw, M = 2 hr) keep coefficient 0
+     * and the first of them carries their sum, which predicts every
+     * superstep of that shape alike.  Only access terms merge: one that is
+     * constant over the points (hrc when every h is beyond the split)
+     * would merge into L and predict copies of another size wrongly, so
+     * then the fit fails (least_squares finds the dependence). */
+    int keep[SMP_MAX_TERMS], ng = independent_columns(a + n, n, na - 1, keep);
+    int rc = ng < 0 || n < 1 + ng ? -1 : 0;
     double solved[SMP_MAX_TERMS];
-    int rc = nk < 1 ? -1 : least_squares(a, b, n, nk, solved);
-    for (int k = 0; rc == 0 && k < nk; k++)
-        coef[active[keep[k]]] = solved[k] / scale[active[keep[k]]];
+    if (rc == 0) rc = least_squares(a, b, n, 1 + ng, solved);
+    if (rc == 0) coef[0] = solved[0] / scale[0]; /* L: active[0] is the constant */
+    for (int k = 0; rc == 0 && k < ng; k++)
+        coef[active[1 + keep[k]]] = solved[1 + k] / scale[active[1 + keep[k]]];
     free(a);
     free(b);
     return rc;

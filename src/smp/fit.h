@@ -24,10 +24,11 @@ const char *smp_term_name(enum smp_function f, int term);
 /* Least squares over n points (Householder QR of the column-scaled design
  * matrix): of the residuals t_fit - t, as seed 003 fits (plain), or of the
  * relative residuals (t_fit - t) / t (relative: a 10 us superstep weighs
- * as much as a 100 ms one).  Terms that the points cannot tell apart
- * (one worker: hr = hw, M = hr + hw) are fitted as one, the first of them
- * carrying it and the others 0.  Returns 0, or -1 when the points cannot
- * determine the coefficients (fewer points than terms). */
+ * as much as a 100 ms one).  Access terms that the points cannot tell
+ * apart (one worker: hr = hw, M = hr + hw) are fitted as one, the first of
+ * them carrying it and the others 0.  Returns 0, or -1 when the points
+ * cannot determine the coefficients: fewer points than the terms left, or
+ * an access term the constant L spans (constant over the points). */
 int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, int n,
             bool relative, double *coef);
 
