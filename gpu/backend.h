@@ -60,6 +60,12 @@ static inline size_t layout_points(const struct stencil_layout *l)
     return (size_t)l->ext[0] * (size_t)l->ext[1] * (size_t)l->ext[2];
 }
 
+/* The index of point (x, y, z) in a field (x fastest). */
+static inline size_t layout_index(const struct stencil_layout *l, int x, int y, int z)
+{
+    return ((size_t)z * (size_t)l->ext[1] + (size_t)y) * (size_t)l->ext[0] + (size_t)x;
+}
+
 struct stencil_backend;
 
 struct stencil_backend_ops {

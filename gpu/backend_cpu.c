@@ -122,9 +122,7 @@ static void copy_box(const struct stencil_layout *l, unsigned char *field, const
     if (sbox_points(box) == 0) return;
     for (int z = box->lo[2]; z < box->hi[2]; z++)
         for (int y = box->lo[1]; y < box->hi[1]; y++) {
-            size_t at = (((size_t)z * (size_t)l->ext[1] + (size_t)y) * (size_t)l->ext[0] +
-                         (size_t)box->lo[0]) *
-                        rb;
+            size_t at = layout_index(l, box->lo[0], y, z) * rb;
             if (to_buffer)
                 memcpy(buf, field + at, row);
             else
@@ -205,16 +203,11 @@ DEFINE_RUN(double, line_double, SB_WIDE_VECTORS, 1)
 DEFINE_RUN(float, column_float, , sy)
 DEFINE_RUN(double, column_double, , sy)
 
-static size_t point_at(const struct stencil_layout *l, int x, int y, int z)
-{
-    return ((size_t)z * (size_t)l->ext[1] + (size_t)y) * (size_t)l->ext[0] + (size_t)x;
-}
-
 /* n points from (x, y, z): along x (a line) or along y (a column). */
 static void run_from(const struct stencil_layout *l, const void *in, void *out, int x, int y, int z,
                      int n, bool column)
 {
-    size_t at = point_at(l, x, y, z) * (size_t)l->real_bytes;
+    size_t at = layout_index(l, x, y, z) * (size_t)l->real_bytes;
     const unsigned char *c = (const unsigned char *)in + at;
     unsigned char *dst = (unsigned char *)out + at;
     if (l->real_bytes == 4)

@@ -11,11 +11,11 @@
  * float, one core), one line at a time with ordinary stores 12 GB/s, with
  * streaming stores 15, four lines 20-22, eight 21-22.5, memcpy 22-23.
  *
- * Every point is computed as cpu_line computes it (backend.h's order of
- * additions, starting from 0, no FMA), so both kinds of store leave the
- * same bits (tests/test_stencil_stream.c).  AVX-512 only: _mm512_stream
- * needs a 64-byte aligned address, so each line starts with the points up
- * to its first aligned one and ends with the rest, one at a time. */
+ * The lines' vectors are added up in backend.h's order, starting from 0,
+ * no FMA, as cpu_line does; the points before a line's first 64-byte
+ * aligned one (_mm512_stream needs that alignment) and after its last
+ * whole vector are cpu_line's own.  So both kinds of store leave the same
+ * bits (tests/test_stencil_stream.c).  AVX-512 only. */
 #include "backend_cpu.h"
 #include "../src/vectorize.h"
 
@@ -36,39 +36,28 @@ bool cpu_stream_supported(void)
 }
 
 #ifdef SB_X86_AVX512
-/* One point, as DEFINE_RUN in gpu/backend_cpu.c adds it up. */
-#define POINT(T, c, j, sy, sz, w, o)                                                               \
-    ({                                                                                             \
-        T s_ = 0;                                                                                  \
-        if (o) s_ += (c)[(j) - (sz)] * (T)(w)[0];                                                  \
-        s_ += (c)[(j) - (sy)] * (T)(w)[(o) + 0];                                                   \
-        s_ += (c)[(j)-1] * (T)(w)[(o) + 1];                                                        \
-        s_ += (c)[(j)] * (T)(w)[(o) + 2];                                                          \
-        s_ += (c)[(j) + 1] * (T)(w)[(o) + 3];                                                      \
-        s_ += (c)[(j) + (sy)] * (T)(w)[(o) + 4];                                                   \
-        if (o) s_ += (c)[(j) + (sz)] * (T)(w)[6];                                                  \
-        s_;                                                                                        \
-    })
-
-/* `rows` lines (at most STREAM_LINES) of n points each: the line r starts
- * at c[r] in `in` and dst[r] in `out`. */
+/* `rows` lines (at most STREAM_LINES) y0, y0 + 1, ... of plane z, points
+ * x0 <= x < x1. */
 #define DEFINE_STREAM(T, NAME, V, LANES, SET1, LOADU, ADD, MUL, ZERO, STREAM)                      \
     __attribute__((target("avx512f"))) static void NAME(const struct stencil_layout *l,           \
-                                                        const T *const *c, T *const *dst,          \
-                                                        int rows, int n)                           \
+                                                        const void *in, void *out, int x0, int x1, \
+                                                        int y0, int rows, int z)                   \
     {                                                                                              \
         const ptrdiff_t sy = l->ext[0], sz = (ptrdiff_t)l->ext[0] * l->ext[1];                     \
-        const int o = l->dim == 3 ? 1 : 0;                                                         \
-        const double *w = l->weights;                                                              \
+        const int o = l->dim == 3 ? 1 : 0, n = x1 - x0;                                            \
         V wv[7];                                                                                   \
         for (int i = 0; i < 7; i++)                                                                \
-            wv[i] = SET1((T)w[i]);                                                                 \
+            wv[i] = SET1((T)l->weights[i]);                                                        \
+        const T *c[STREAM_LINES];                                                                  \
+        T *dst[STREAM_LINES];                                                                      \
         int head[STREAM_LINES], vectors = n / (LANES);                                             \
         for (int r = 0; r < rows; r++) {                                                           \
+            size_t at = layout_index(l, x0, y0 + r, z);                                            \
+            c[r] = (const T *)in + at;                                                             \
+            dst[r] = (T *)out + at;                                                                \
             int h = (int)(((64 - ((uintptr_t)dst[r] & 63)) & 63) / sizeof(T));                    \
             head[r] = h < n ? h : n;                                                               \
-            for (int j = 0; j < head[r]; j++)                                                      \
-                dst[r][j] = POINT(T, c[r], j, sy, sz, w, o);                                       \
+            cpu_line(l, in, out, x0, x0 + head[r], y0 + r, z);                                     \
             int v = (n - head[r]) / (LANES);                                                       \
             vectors = v < vectors ? v : vectors;                                                   \
         }                                                                                          \
@@ -86,8 +75,7 @@ bool cpu_stream_supported(void)
                 STREAM(dst[r] + head[r] + (ptrdiff_t)k * (LANES), s);                              \
             }                                                                                      \
         for (int r = 0; r < rows; r++)                                                             \
-            for (int j = head[r] + vectors * (LANES); j < n; j++)                                  \
-                dst[r][j] = POINT(T, c[r], j, sy, sz, w, o);                                       \
+            cpu_line(l, in, out, x0 + head[r] + vectors * (LANES), x1, y0 + r, z);                 \
         _mm_sfence(); /* the streamed lines are visible before anyone reads them */               \
     }
 
@@ -101,26 +89,7 @@ void cpu_stream_lines(const struct stencil_layout *l, const void *in, void *out,
                       int y0, int rows, int z)
 {
 #ifdef SB_X86_AVX512
-    size_t at[STREAM_LINES];
-    for (int r = 0; r < rows; r++)
-        at[r] = ((size_t)z * (size_t)l->ext[1] + (size_t)(y0 + r)) * (size_t)l->ext[0] + (size_t)x0;
-    if (l->real_bytes == 4) {
-        const float *from[STREAM_LINES];
-        float *to[STREAM_LINES];
-        for (int r = 0; r < rows; r++) {
-            from[r] = (const float *)in + at[r];
-            to[r] = (float *)out + at[r];
-        }
-        stream_float(l, from, to, rows, x1 - x0);
-    } else {
-        const double *from[STREAM_LINES];
-        double *to[STREAM_LINES];
-        for (int r = 0; r < rows; r++) {
-            from[r] = (const double *)in + at[r];
-            to[r] = (double *)out + at[r];
-        }
-        stream_double(l, from, to, rows, x1 - x0);
-    }
+    (l->real_bytes == 4 ? stream_float : stream_double)(l, in, out, x0, x1, y0, rows, z);
 #else
     for (int r = 0; r < rows; r++)
         cpu_line(l, in, out, x0, x1, y0 + r, z);

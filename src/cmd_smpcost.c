@@ -338,10 +338,10 @@ static int compare_double(const void *a, const void *b)
 /* Times one superstep: copy-in and copy-out, each closed by a barrier, as
  * rank 0 sees them; the median over repetitions on every rank. */
 static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
-                         long hr, long hw, double *seconds)
+                         long hr, long hw, int reps, double *seconds)
 {
     double t[64];
-    int reps = p->reps < 64 ? p->reps : 64;
+    reps = reps < 64 ? reps : 64;
     for (int r = 0; r < reps; r++) {
         prime(mem, p, a, hr, hw);
         CHECK(smp_fence(mem));
@@ -372,26 +372,37 @@ static long max_count(const long *v, int n)
     return m;
 }
 
-/* A superstep's accesses by its busiest worker in each mode, summed over
- * the three suites and their repetitions (what the suites' time scales
- * with); the bad mode only where its array holds the superstep. */
-static void suites_work(const struct smp_plan *p, double work[NMODES])
+/* Whether the bad-mode array holds superstep s (the good mode holds all). */
+static bool bad_mode_holds(const struct smp_plan *p, const struct superstep *s)
+{
+    return max_count(s->hr, s->p) <= p->bad_max && max_count(s->hw, s->p) <= p->bad_max;
+}
+
+/* The supersteps of the three suites, suite after suite (*n of them). */
+static struct superstep *suites_build(const struct smp_plan *p, int *n)
 {
     long hs[64];
     int nh = smp_h_values(p->cache_ints, p->per_set, hs);
     int per_suite = suite_size(p->p, nh);
-    struct superstep *steps = sb_malloc((size_t)per_suite * sizeof *steps, "supersteps");
+    struct superstep *steps = sb_malloc(3 * (size_t)per_suite * sizeof *steps, "supersteps");
+    *n = 0;
+    for (int suite = 1; suite <= 3; suite++)
+        *n += suite_build(suite, p->p, hs, nh, p->tmax, p->seed, steps + *n, per_suite);
+    return steps;
+}
+
+/* A superstep's accesses by its busiest worker in each mode, summed over
+ * the suites and their repetitions (what the suites' time scales with);
+ * the bad mode only where its array holds the superstep. */
+static void suites_work(const struct smp_plan *p, const struct superstep *steps, int n,
+                        double work[NMODES])
+{
     work[MODE_GOOD] = work[MODE_BAD] = 0.0;
-    for (int suite = 1; suite <= 3; suite++) {
-        int n = suite_build(suite, p->p, hs, nh, p->tmax, p->seed, steps, per_suite);
-        for (int i = 0; i < n; i++) {
-            long hr = max_count(steps[i].hr, steps[i].p), hw = max_count(steps[i].hw, steps[i].p);
-            work[MODE_GOOD] += (double)p->reps * (double)(hr + hw);
-            if (hr <= p->bad_max && hw <= p->bad_max)
-                work[MODE_BAD] += (double)p->reps * (double)(hr + hw);
-        }
+    for (int i = 0; i < n; i++) {
+        long hr = max_count(steps[i].hr, steps[i].p), hw = max_count(steps[i].hw, steps[i].p);
+        work[MODE_GOOD] += (double)p->reps * (double)(hr + hw);
+        if (bad_mode_holds(p, &steps[i])) work[MODE_BAD] += (double)p->reps * (double)(hr + hw);
     }
-    free(steps);
 }
 
 /* The suites' time on this node, before they run: one superstep in each
@@ -399,12 +410,11 @@ static void suites_work(const struct smp_plan *p, double work[NMODES])
  * suites' accesses are in their largest supersteps), timed whole (priming,
  * copies, local computation, barriers), scaled by the suites' accesses.
  * Every rank gets rank 0's figure. */
-static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p, double *seconds)
+static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p,
+                           const struct superstep *steps, int n, double *seconds)
 {
     double work[NMODES];
-    suites_work(p, work);
-    struct smp_plan once = *p;
-    once.reps = 1;
+    suites_work(p, steps, n, work);
     *seconds = 0.0;
     for (int mode = 0; mode < NMODES; mode++) {
         struct access a = {(enum smp_mode)mode, NULL, NULL};
@@ -413,48 +423,40 @@ static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p, dou
         double unused;
         CHECK(smp_fence(mem));
         double t0 = MPI_Wtime();
-        CHECK(run_superstep(mem, &once, &a, h, h, &unused));
+        CHECK(run_superstep(mem, p, &a, h, h, 1, &unused));
         *seconds += (MPI_Wtime() - t0) * work[mode] / (2.0 * (double)h);
     }
     CHECK_MPI(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, mem->comm));
     return SB_OK;
 }
 
-/* Every suite in both modes, until smpcost.max_seconds. */
-static int measure_suites(struct smp_memory *mem, const struct smp_plan *p, struct smp_results *r)
+/* Every superstep of the suites in both modes, until smpcost.max_seconds. */
+static int measure_suites(struct smp_memory *mem, const struct smp_plan *p,
+                          const struct superstep *steps, int n, struct smp_results *r)
 {
-    long hs[64];
-    int nh = smp_h_values(p->cache_ints, p->per_set, hs);
-    int per_suite = suite_size(p->p, nh);
-    struct superstep *steps = sb_malloc((size_t)per_suite * sizeof *steps, "supersteps");
-    r->samples = sb_malloc((size_t)(3 * per_suite * NMODES) * sizeof *r->samples, "samples");
+    r->samples = sb_malloc((size_t)(n * NMODES) * sizeof *r->samples, "samples");
     double start = MPI_Wtime();
-    int total = 3 * per_suite * NMODES, done = 0;
-    for (int suite = 1; suite <= 3; suite++) {
-        int n = suite_build(suite, p->p, hs, nh, p->tmax, p->seed, steps, per_suite);
-        for (int i = 0; i < n; i++)
-            for (int mode = 0; mode < NMODES; mode++, done++) {
-                const struct superstep *s = &steps[i];
-                long hr = s->hr[mem->me], hw = s->hw[mem->me];
-                bool fits = mode == MODE_GOOD || (max_count(s->hr, s->p) <= p->bad_max &&
-                                                  max_count(s->hw, s->p) <= p->bad_max);
-                int stop = MPI_Wtime() - start > p->max_seconds;
-                CHECK_MPI(MPI_Bcast(&stop, 1, MPI_INT, 0, mem->comm));
-                if (!fits || stop) {
-                    r->skipped++;
-                    continue;
-                }
-                log_progress(done, total, "supersteps", "smpcost");
-                struct access a = {(enum smp_mode)mode, NULL, NULL};
-                struct smp_sample *x = &r->samples[r->nsamples++];
-                x->s = *s;
-                x->mode = (enum smp_mode)mode;
-                x->f = smp_features_of(s, p->cache_ints);
-                CHECK(run_superstep(mem, p, &a, hr, hw, &x->seconds));
+    int total = n * NMODES, done = 0;
+    for (int i = 0; i < n; i++)
+        for (int mode = 0; mode < NMODES; mode++, done++) {
+            const struct superstep *s = &steps[i];
+            long hr = s->hr[mem->me], hw = s->hw[mem->me];
+            bool fits = mode == MODE_GOOD || bad_mode_holds(p, s);
+            int stop = MPI_Wtime() - start > p->max_seconds;
+            CHECK_MPI(MPI_Bcast(&stop, 1, MPI_INT, 0, mem->comm));
+            if (!fits || stop) {
+                r->skipped++;
+                continue;
             }
-    }
+            log_progress(done, total, "supersteps", "smpcost");
+            struct access a = {(enum smp_mode)mode, NULL, NULL};
+            struct smp_sample *x = &r->samples[r->nsamples++];
+            x->s = *s;
+            x->mode = (enum smp_mode)mode;
+            x->f = smp_features_of(s, p->cache_ints);
+            CHECK(run_superstep(mem, p, &a, hr, hw, p->reps, &x->seconds));
+        }
     log_progress_done();
-    free(steps);
     return SB_OK;
 }
 
@@ -621,7 +623,7 @@ static int measure_patterns(struct smp_memory *mem, const struct smp_plan *p, st
         smp_pattern_indices((enum smp_pattern)pat, mem->me, p->p, p->tmax, n, reads, writes);
         /* Warm, like data a real exchange has just touched. */
         struct access a = {MODE_GOOD, reads, writes};
-        CHECK(run_superstep(mem, p, &a, n, n, &r->pattern_seconds[pat]));
+        CHECK(run_superstep(mem, p, &a, n, n, p->reps, &r->pattern_seconds[pat]));
         free(reads);
         free(writes);
         r->pattern_count[pat] = n;
@@ -880,7 +882,9 @@ int cmd_smpcost(struct run_ctx *ctx)
              "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each",
              p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps);
     double estimate = 0.0;
-    rc = estimate_suites(&mem, &p, &estimate);
+    int nsteps = 0;
+    struct superstep *steps = suites_build(&p, &nsteps);
+    rc = estimate_suites(&mem, &p, steps, nsteps, &estimate);
     if (rc == SB_OK && estimate > p.max_seconds) {
         /* long before the limit would stop it: say so now, with what helps */
         log_error("smpcost.max_seconds = %g: the suites would take about %.3g s on this node "
@@ -894,7 +898,7 @@ int cmd_smpcost(struct run_ctx *ctx)
         log_info("the suites: about %.3g s here (estimated from one superstep of each mode at "
                  "the largest h; limit smpcost.max_seconds = %g)",
                  estimate, p.max_seconds);
-        rc = measure_suites(&mem, &p, &r);
+        rc = measure_suites(&mem, &p, steps, nsteps, &r);
     }
     if (rc == SB_OK) {
         fit_families(&p, &r);
@@ -943,6 +947,7 @@ int cmd_smpcost(struct run_ctx *ctx)
     }
     if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
     free(r.samples);
+    free(steps);
     smp_apps_free(&r.apps);
     memory_free(&mem);
     return rc;

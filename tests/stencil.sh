@@ -10,6 +10,25 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ALL_VARIANTS=(-s stencil.depth=1,2,3,5,8 -s stencil.exchange=sync,async -s stencil.overlap=0,1
     -s stencil.verify=1 -s stencil.backend=cpu)
 
+# variants_agree NP LABEL "2D KEYS" "3D KEYS" [PATTERN...]: every variant on
+# the uneven 2D and 3D fields with the keys given, verified bit for bit.
+variants_agree() {
+    local np=$1 label=$2 keys2=$3 keys3=$4
+    shift 4
+    expect "2D and 3D np=$np, $label: 20 variants bit for bit" 0 'verified: true' "$@" -- \
+        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
+            -s stencil.iterations=17 $keys2 ${ALL_VARIANTS[*]} &&
+            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
+            -s stencil.iterations=11 $keys3 ${ALL_VARIANTS[*]}"
+}
+# halo_fault_caught WHAT KEY: a corrupted 3D halo value fails verification.
+halo_fault_caught() {
+    expect "... and a corrupted halo value is caught with $1 too (exit 1)" 1 'verified: false' -- \
+        "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24 \
+        -s stencil.depth=3 -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 \
+        -s "$2"
+}
+
 # ---- the acceptance runs of the issue ------------------------------------------
 expect "2D 512x384, 4 ranks, depth 4, sync, overlap: verified" 0 \
     'verified: true \(every point bit for bit' -- \
@@ -44,11 +63,7 @@ expect "an explicit 1 x 4 rank grid (decomp.dims), with warm-up" 0 'verified: tr
 
 # stencil.sweep=full (seed 004's sweeps on the whole extended subdomain): the same bits
 for np in 2 3; do
-    expect "2D and 3D np=$np, stencil.sweep=full: 20 variants bit for bit" 0 'verified: true' -- \
-        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
-            -s stencil.iterations=17 -s stencil.sweep=full ${ALL_VARIANTS[*]} &&
-            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
-            -s stencil.iterations=11 -s stencil.sweep=full ${ALL_VARIANTS[*]}"
+    variants_agree $np stencil.sweep=full "-s stencil.sweep=full" "-s stencil.sweep=full"
 done
 expect "... and a corrupted halo value is caught with full sweeps too (exit 1)" 1 \
     'verified: false' -- \
@@ -58,14 +73,8 @@ expect "... and a corrupted halo value is caught with full sweeps too (exit 1)" 
 # stencil.blocking=temporal (the d sweeps of an exchange in one pass, tile by
 # tile): the same bits, with the smallest tiles (2 lines) and sized ones
 for np in 2 3; do
-    expect "2D and 3D np=$np, stencil.blocking=temporal: 20 variants bit for bit" 0 \
-        'verified: true' 'temporal blocking' -- \
-        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
-            -s stencil.iterations=17 -s stencil.blocking=temporal -s stencil.tile=2 \
-            ${ALL_VARIANTS[*]} &&
-            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
-            -s stencil.iterations=11 -s stencil.blocking=temporal -s stencil.sweep=full \
-            ${ALL_VARIANTS[*]}"
+    variants_agree $np stencil.blocking=temporal "-s stencil.blocking=temporal -s stencil.tile=2" \
+        "-s stencil.blocking=temporal -s stencil.sweep=full" 'temporal blocking'
 done
 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=1,4 \
     -s stencil.iterations=8 -s stencil.blocking=temporal --out "$TEST_TMP/temporal" >/dev/null 2>&1
@@ -75,11 +84,7 @@ if [[ $(md_value "$TEST_TMP/temporal" results.blocking) == temporal &&
 else
     fail "results.blocking or stencil.csv's blocking column" "$TEST_TMP/temporal/stencil.csv"
 fi
-expect "... and a corrupted halo value is caught with temporal blocking too (exit 1)" 1 \
-    'verified: false' -- \
-    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24 \
-    -s stencil.depth=3 -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 \
-    -s stencil.blocking=temporal
+halo_fault_caught "temporal blocking" stencil.blocking=temporal
 
 # stencil.stores=streaming (non-temporal stores, gpu/backend_cpu_stream.c):
 # every variant the same bits; the outputs say which stores ran (streaming
@@ -87,13 +92,8 @@ expect "... and a corrupted halo value is caught with temporal blocking too (exi
 want_stores=$(grep -q avx512f /proc/cpuinfo && echo streaming || echo cached)
 first_hash() { $PY -c "import json; print(json.load(open('$1/summary.json'))['results']['points'][0]['field_hash'])"; }
 for np in 1 3; do
-    expect "2D and 3D np=$np, stencil.stores=streaming: 20 variants bit for bit" 0 \
-        'verified: true' -- \
-        bash -c "${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=2 -s stencil.size=101,77 \
-            -s stencil.iterations=17 -s stencil.stores=streaming ${ALL_VARIANTS[*]} &&
-            ${MPIRUN[*]} -np $np $SHIFTBOX stencil -s stencil.dim=3 -s stencil.size=37,29,23 \
-            -s stencil.iterations=11 -s stencil.stores=streaming -s stencil.sweep=full \
-            ${ALL_VARIANTS[*]}"
+    variants_agree $np stencil.stores=streaming "-s stencil.stores=streaming" \
+        "-s stencil.stores=streaming -s stencil.sweep=full"
 done
 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64,64 -s stencil.depth=1,4 \
     -s stencil.iterations=8 -s stencil.stores=streaming --out "$TEST_TMP/streaming" >/dev/null 2>&1
@@ -107,11 +107,7 @@ if [[ $(stores_of "$TEST_TMP/streaming") == $(printf '%s\n' stores "$want_stores
 else
     fail "stencil.csv's stores column or the field hashes" "$TEST_TMP/streaming/stencil.csv"
 fi
-expect "... and a corrupted halo value is caught with streaming stores too (exit 1)" 1 \
-    'verified: false' -- \
-    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24 \
-    -s stencil.depth=3 -s stencil.iterations=12 -s stencil.verify=1 -s stencil.inject_fault=1 \
-    -s stencil.stores=streaming
+halo_fault_caught "streaming stores" stencil.stores=streaming
 
 # ---- faults are caught ------------------------------------------------------------
 expect "one corrupted halo value fails verification (exit 1)" 1 'verified: false' \

@@ -47,18 +47,7 @@ SB_WIDE_VECTORS static uint64_t rows_of_3(const unsigned char *at, uint64_t firs
 
 uint64_t row_digest_any(const void *rows, uint64_t first, uint64_t count, size_t words)
 {
-    const unsigned char *at = rows;
-    uint64_t sum = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t h = (first + i + 1) * ROW_KEY;
-        for (size_t j = 0; j < words; j++, at += sizeof(uint64_t)) {
-            uint64_t w;
-            memcpy(&w, at, sizeof w);
-            h = mix(h ^ w);
-        }
-        sum += h;
-    }
-    return sum;
+    return rows_of(rows, first, count, (int)words); /* words not known: one at a time */
 }
 
 uint64_t row_digest(const void *rows, uint64_t first, uint64_t count, size_t words)

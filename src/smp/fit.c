@@ -170,7 +170,6 @@ int smp_fit(enum smp_function f, const struct smp_features *x, const double *t, 
         coef[j] = 0;
         if (scale[j] > 0) active[na++] = j;
     }
-
     /* Relative residuals: each row divided by its time (seed 003's plain
      * least squares lets the largest supersteps decide). */
     for (int i = 0; i < n; i++) {
