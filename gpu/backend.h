@@ -48,7 +48,18 @@ struct stencil_layout {
     int threads;         /* CPU: OpenMP threads per rank (0: OpenMP's default) */
     int node_ranks;      /* CPU: ranks of this node, which share its last-level cache */
     int stores;          /* CPU: STORES_*, stencil.stores; after init what the sweeps use */
+    int cuda_rows;       /* CUDA: rows of points per thread of the sweep kernel, 1|2|4|8;
+                            0: sweep_rows' choice */
 };
+
+/* Rows of points per thread of the CUDA sweep kernel (stencil.cuda_rows):
+ * the requested count, or for 0 (auto) as many as make 32 bytes of one
+ * column, 8 in float and 4 in double (measured best on an H200:
+ * docs/results/gpu-h200.md). */
+static inline int sweep_rows(int requested, int real_bytes)
+{
+    return requested > 0 ? requested : 32 / real_bytes;
+}
 
 /* How the CPU's plain sweeps store (stencil.stores): streaming past the
  * cache where the fields do not fit in it together (auto), or always one

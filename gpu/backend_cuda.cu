@@ -95,27 +95,65 @@ template <typename T> weights<T> make_weights(const stencil_layout *l)
     return k;
 }
 
-// seed 004 Listing 2, generalised to a box and to 3D; loops over y and z
-// with the grid's stride so any box fits the launch limits.
+// One point of seed 004 Listing 2 (3D: z-1 first, z+1 last), the sum in
+// the order the CPU backend adds it (nvcc runs with --fmad=false), so that
+// every backend computes the same bits.
 template <typename T>
+__device__ __host__ inline T point(T zb, T n, T w_, T c, T e, T s, T zf, const weights<T> &w,
+                                   bool three_d)
+{
+    T sum = 0;
+    if (three_d) sum += zb * w.z0;
+    sum += n * w.n;
+    sum += w_ * w.w;
+    sum += c * w.c;
+    sum += e * w.e;
+    sum += s * w.s;
+    if (three_d) sum += zf * w.z1;
+    return sum;
+}
+
+// seed 004 Listing 2, generalised to a box and to 3D, with R rows (y) per
+// thread: all the loads of the R points are issued before the first sum, so
+// that each thread has R times the bytes in flight that one point gives it
+// (device memory's bandwidth needs many bytes in flight; R = 1 is the
+// listing itself, stencil.cuda_rows).  Loops over y and z with the grid's
+// stride so any box fits the launch limits.
+template <typename T, int R>
 __global__ void sweep_kernel(const T *__restrict__ in, T *__restrict__ out, sbox box, int sy,
                              long long sz, weights<T> w, bool three_d)
 {
     int x = box.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (x >= box.hi[0]) return;
     for (int z = box.lo[2] + (int)blockIdx.z; z < box.hi[2]; z += (int)gridDim.z)
-        for (int y = box.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y); y < box.hi[1];
-             y += (int)(gridDim.y * blockDim.y)) {
-            long long i = (long long)z * sz + (long long)y * sy + x;
-            T sum = 0;
-            if (three_d) sum += in[i - sz] * w.z0;
-            sum += in[i - sy] * w.n;
-            sum += in[i - 1] * w.w;
-            sum += in[i] * w.c;
-            sum += in[i + 1] * w.e;
-            sum += in[i + sy] * w.s;
-            if (three_d) sum += in[i + sz] * w.z1;
-            out[i] = sum;
+        for (int y0 = box.lo[1] + R * (int)(blockIdx.y * blockDim.y + threadIdx.y);
+             y0 < box.hi[1]; y0 += R * (int)(gridDim.y * blockDim.y)) {
+            long long i = (long long)z * sz + (long long)y0 * sy + x;
+            const T *p = in + i;
+            T *q = out + i;
+            if (y0 + R <= box.hi[1]) {
+                T col[R + 2], west[R], east[R], below[R], above[R];
+                SB_UNROLL
+                for (int j = 0; j < R + 2; j++) col[j] = p[(j - 1) * (long long)sy];
+                SB_UNROLL
+                for (int j = 0; j < R; j++) {
+                    west[j] = p[j * (long long)sy - 1];
+                    east[j] = p[j * (long long)sy + 1];
+                    below[j] = three_d ? p[j * (long long)sy - sz] : T(0);
+                    above[j] = three_d ? p[j * (long long)sy + sz] : T(0);
+                }
+                SB_UNROLL
+                for (int j = 0; j < R; j++)
+                    q[j * (long long)sy] = point(below[j], col[j], west[j], col[j + 1], east[j],
+                                                 col[j + 2], above[j], w, three_d);
+            } else {
+                for (int j = 0; j < box.hi[1] - y0; j++) {
+                    const T *c = p + j * (long long)sy;
+                    q[j * (long long)sy] =
+                        point(three_d ? c[-sz] : T(0), c[-sy], c[-1], c[0], c[1], c[sy],
+                              three_d ? c[sz] : T(0), w, three_d);
+                }
+            }
         }
 }
 
@@ -143,11 +181,12 @@ __global__ void pack_kernel(W *__restrict__ field, W *__restrict__ buf, sbox box
 
 constexpr unsigned kBlockX = 32, kBlockY = 8, kMaxGridYZ = 65535;
 
-dim3 grid_for(const sbox &box)
+// The launch grid of a box, each thread taking `rows` rows.
+dim3 grid_for(const sbox &box, unsigned rows = 1)
 {
     unsigned nx = (unsigned)(box.hi[0] - box.lo[0]), ny = (unsigned)(box.hi[1] - box.lo[1]);
     unsigned nz = (unsigned)(box.hi[2] - box.lo[2]);
-    unsigned gy = (ny + kBlockY - 1) / kBlockY;
+    unsigned gy = (ny + kBlockY * rows - 1) / (kBlockY * rows);
     return dim3((nx + kBlockX - 1) / kBlockX, gy < kMaxGridYZ ? gy : kMaxGridYZ,
                 nz < kMaxGridYZ ? nz : kMaxGridYZ);
 }
@@ -162,21 +201,39 @@ size_t field_bytes(const stencil_backend *b)
     return layout_points(&b->layout) * (size_t)b->layout.real_bytes;
 }
 
+template <typename T, int R>
+void launch_rows(const stencil_layout *l, const sbox &box, const void *in, void *out,
+                 cudaStream_t stream)
+{
+    int sy = l->ext[0];                          // one row
+    long long sz = (long long)l->ext[0] * l->ext[1]; // one plane
+    dim3 block(kBlockX, kBlockY, 1);
+    SB_LAUNCH((sweep_kernel<T, R>), grid_for(box, R), block, stream, (const T *)in, (T *)out,
+              box, sy, sz, make_weights<T>(l), l->dim == 3);
+}
+
+template <typename T>
+void launch_typed(const stencil_layout *l, const sbox &box, const void *in, void *out,
+                  cudaStream_t stream)
+{
+    switch (sweep_rows(l->cuda_rows, l->real_bytes)) {
+    case 1: launch_rows<T, 1>(l, box, in, out, stream); break;
+    case 2: launch_rows<T, 2>(l, box, in, out, stream); break;
+    case 4: launch_rows<T, 4>(l, box, in, out, stream); break;
+    default: launch_rows<T, 8>(l, box, in, out, stream); break;
+    }
+}
+
 // out = stencil(in) on one box.
 int launch_sweep(stencil_backend *b, const sbox &box, const void *in, void *out,
                  cudaStream_t stream)
 {
     if (sbox_points(&box) == 0) return SB_OK;
     const stencil_layout *l = &b->layout;
-    int sy = l->ext[0];             // one row
-    long long sz = plane_points(l); // one plane
-    dim3 block(kBlockX, kBlockY, 1);
     if (l->real_bytes == 4)
-        SB_LAUNCH(sweep_kernel<float>, grid_for(box), block, stream, (const float *)in,
-                  (float *)out, box, sy, sz, make_weights<float>(l), l->dim == 3);
+        launch_typed<float>(l, box, in, out, stream);
     else
-        SB_LAUNCH(sweep_kernel<double>, grid_for(box), block, stream, (const double *)in,
-                  (double *)out, box, sy, sz, make_weights<double>(l), l->dim == 3);
+        launch_typed<double>(l, box, in, out, stream);
     CHECK_LAUNCH("sweep_kernel");
     return SB_OK;
 }

@@ -15,4 +15,11 @@
     cuda_emu_kernel(grid, block, stream, &kernel, __VA_ARGS__)
 #endif
 
+// Unroll the loop that follows (its trip count known at compile time).
+#ifdef __CUDACC__
+#define SB_UNROLL _Pragma("unroll")
+#else
+#define SB_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 #endif

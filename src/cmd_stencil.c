@@ -147,6 +147,7 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
     b->stores = !strcmp(stores, "streaming") ? STORES_STREAMING
                 : !strcmp(stores, "cached")  ? STORES_CACHED
                                              : STORES_AUTO;
+    b->cuda_rows = atoi(cfg_text(c, "stencil.cuda_rows")); /* auto: 0 */
     b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
     b->temporal = !strcmp(cfg_text(c, "stencil.blocking"), "temporal");
     b->tile = (int)cfg_int(c, "stencil.tile");
@@ -540,6 +541,9 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
     cJSON_AddStringToObject(res, "device", p->device);
     cJSON_AddBoolToObject(res, "cuda_aware_mpi", p->base.device_buffers);
     cJSON_AddStringToObject(res, "blocking", blocking_word(p));
+    if (!strcmp(p->ops->name, "cuda"))
+        cJSON_AddNumberToObject(res, "cuda_rows",
+                                sweep_rows(p->base.cuda_rows, p->base.real_bytes));
     cJSON_AddItemToObject(res, "rank_grid", cJSON_CreateIntArray(p->dims, 3));
     cJSON_AddItemToObject(res, "weights",
                           cJSON_CreateDoubleArray(p->base.weights, p->base.dim == 2 ? 5 : 7));
@@ -609,6 +613,9 @@ static void print_header(const struct stencil_plan *p, int nranks)
                  regions, tiles);
     else
         log_info("sweeps: %s regions, one pass over the field each", regions);
+    if (!strcmp(p->ops->name, "cuda"))
+        log_info("CUDA sweep kernel: %d rows per thread (stencil.cuda_rows)",
+                 sweep_rows(b->cuda_rows, b->real_bytes));
     log_info("milliseconds, mean over ranks (the segments of seed 004 Appendix C):");
     log_info("%4s %-5s %3s %9s %8s %8s %8s %8s %8s %8s %8s %9s  %s", "Dp", "exch", "ovl", "Ex",
              "Pack", "Unpack", "I.Cal", "O.Cal", "P.Cal", "Mess", "Desyn", "GCells/s", "verified");

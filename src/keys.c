@@ -281,6 +281,10 @@ const struct key_spec config_keys[] = {
      "(z-1), the 2D five, (z+1); auto: 0.125 around 0.5 (2D), 0.1 around 0.4 (3D)"},
     {"stencil", "pinned", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
      "CUDA: page-locked host buffers for the halo (faster copies)"},
+    {"stencil", "cuda_rows", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|1|2|4|8",
+     "CUDA: rows of points each thread of the sweep kernel computes, its loads all issued "
+     "before the first sum (1: seed 004 Listing 2, one point per thread; auto: 32 bytes of a "
+     "column, 8 rows in float, 4 in double); the same bits either way"},
     {"stencil", "cuda_aware", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|0|1",
      "CUDA: hand device buffers to MPI; auto: when the MPI library says it can"},
     {"stencil", "threads", KEY_INT, "1", 0, 4096, NO_REAL, NULL,

@@ -148,7 +148,12 @@ expect "stencil_bench.py --report: the CPU's targets, the GPU's ratios per depth
     'stencil cuda 2D, 1 rank, depth 8: temporal / plain 1.86, temporal / roofline 0.76' -- \
     $PY "$ROOT/tools/stencil_bench.py" --report "$TEST_TMP/stencil-bench.csv"
 expect "stencil_bench.py --sizes that are not two integers: usage error naming it" 2 \
-    "--sizes '96': accepted: two integers" -- $PY "$ROOT/tools/stencil_bench.py" --sizes 96
+    "--sizes '96': accepted: two positive integers" -- $PY "$ROOT/tools/stencil_bench.py" --sizes 96
+expect "stencil_bench.py --iterations 0,4: usage error naming it" 2 \
+    "--iterations '0,4': accepted: two positive integers" -- \
+    $PY "$ROOT/tools/stencil_bench.py" --iterations 0,4
+expect "stencil_bench.py --warmup -1: usage error naming it" 2 "--warmup -1: accepted" -- \
+    $PY "$ROOT/tools/stencil_bench.py" --warmup -1
 
 expect "a fault past the byte check: the modules' hashes disagree" 1 \
     'direct .*NO \(modules differ\)' 'slots differ between modules' -- \

@@ -8,7 +8,8 @@
 # on/off, and must give 0 differing points against the CPU backend and the
 # same-backend reference.  Then the synchronisations the backend relies on
 # are taken out, one at a time, in a copy of the source: the adversarial
-# policy must see wrong data (exit 1), so these runs can fail.
+# policy must see wrong data (exit 1), so these runs can fail; so must a
+# sweep kernel whose strips of rows (stencil.cuda_rows) read one row off.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +62,34 @@ for dim in 2 3; do
         fail "emulated CUDA, stencil.sweep=full, ${dim}D np=2" "$out.log"
     fi
 done
+
+# stencil.cuda_rows: each thread of the sweep kernel computes 1, 2, 4 or 8
+# rows (37 x 29 points leave partial strips at every depth), the same bits,
+# and summary.json names the rows that ran
+for case in "1 float" "2 float" "4 float" "8 float" "8 double"; do
+    read -r rows prec <<<"$case"
+    for dim in 2 3; do
+        out="$TEST_TMP/rows-$rows-$prec-$dim" size=37,29
+        [[ $dim == 3 ]] && size=19,17,13
+        if SHIFTBOX_CUDA_EMU=adversarial "${MPIRUN[@]}" -np 2 "$EMU" stencil -s stencil.backend=cuda \
+            -s stencil.cuda_rows="$rows" -s stencil.dim="$dim" -s stencil.size=$size \
+            -s stencil.precision="$prec" -s stencil.depth=1,3,8 -s stencil.exchange=all \
+            -s stencil.overlap=0,1 -s stencil.iterations=17 -s stencil.verify=1 --out "$out" \
+            >"$out.log" 2>&1 && all_identical "$out" >>"$out.log" 2>&1 &&
+            [[ $(md_value "$out" results.cuda_rows) == "$rows" ]]; then
+            pass "emulated CUDA, stencil.cuda_rows=$rows, ${dim}D $prec np=2: 0 differing points against the CPU backend"
+        else
+            fail "emulated CUDA, stencil.cuda_rows=$rows, ${dim}D $prec np=2" "$out.log"
+        fi
+    done
+done
+expect "stencil.cuda_rows=auto runs 8 rows in float" 0 'CUDA sweep kernel: 8 rows per thread' -- \
+    "$EMU" stencil -s stencil.backend=cuda -s stencil.size=64,48 -s stencil.iterations=2
+expect "stencil.cuda_rows=auto runs 4 rows in double" 0 'CUDA sweep kernel: 4 rows per thread' -- \
+    "$EMU" stencil -s stencil.backend=cuda -s stencil.size=64,48 -s stencil.iterations=2 \
+    -s stencil.precision=double
+expect "stencil.cuda_rows=3: exit 2 naming the accepted values" 2 'accepted: auto|1|2|4|8' -- \
+    "$EMU" stencil -s stencil.backend=cuda -s stencil.cuda_rows=3
 
 # stencil.blocking=temporal: the sweeps between two exchanges tile by tile
 # (tiles of 2 or 3 planes: many tiles; 0: sized to the emulated 1 MiB L2, one
@@ -203,6 +232,16 @@ if bin=$(variant skew '            part.lo[wa] = std::max(part.lo[wa], w0 - t);
         -s stencil.depth=4 -s stencil.blocking=temporal -s stencil.tile=2 -s stencil.iterations=8
 else
     fail "the unskewed temporal-blocking variant builds"
+fi
+
+# 5. the sweep kernel's whole strips (stencil.cuda_rows > 1) with the centre
+#    column one row off: every strip but the partial ones computes wrong
+if bin=$(variant rows '                    q[j * (long long)sy] = point(below[j], col[j], west[j], col[j + 1], east[j],' \
+    '                    q[j * (long long)sy] = point(below[j], col[j], west[j], col[j], east[j],'); then
+    fault_case "the sweep kernel's strips of rows with the centre one row off" 2 "$bin" \
+        -s stencil.size=64,48 -s stencil.depth=1,3 -s stencil.iterations=8
+else
+    fail "the strip-of-rows variant builds"
 fi
 
 echo "$PASSED passed, $FAILED failed"

@@ -13,17 +13,20 @@
 #               run (SKIP when compute-sanitizer is not on PATH)
 #   bandwidth   the sweep kernel's bandwidth against the device's copy
 #               bandwidth at two field sizes, each at least 4 x the L2 cache
-#               (PASS: ratio >= 0.5)
+#               (PASS: ratio >= 0.5), and as INFO the same at one point per
+#               thread (stencil.cuda_rows=1, seed 004 Listing 2)
 #   overlap     configs/valen-2d.ini (depths 1-64, sync/async, overlap) on
-#               one rank per GPU
+#               one rank per GPU, 256 iterations (the file's 2048 took 4
+#               minutes on an H200, most of it setting up the 28 points)
 #   temporal    stencil.blocking=temporal (gpu/backend_cuda.cu: the sweeps
 #               of an exchange tile by tile in the L2 cache) in 2D/3D on 1
 #               and 2 ranks, tiles of 2 planes and sized to the L2, depths
 #               1-8, overlap 0/1: every point bit for bit equal to the CPU
 #               backend; then tools/stencil_bench.py --backend cuda (plain
-#               against blocked sweeps and the device's copy roofline) as
-#               INFO lines: no target has been set for a GPU, none was at
-#               hand to measure one
+#               against blocked sweeps and the device's copy roofline, 512
+#               and 256 sweeps a run) as INFO lines: no target has been set
+#               for a GPU (docs/results/gpu-h200.md has the one GPU's
+#               figures; this step has not yet run on one)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
 #
@@ -31,9 +34,11 @@
 # CUDA=1 && tools/bundle-runtime.sh`, copy the checkout (with .devrt/) over,
 # and there run `source .devrt/env.sh && tools/gpu-check.sh results/gpu-check`.
 # MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS (default: the GPU count)
-# change the rank counts; OVERLAP_ARGS adds -s options to the overlap run
-# (e.g. a smaller size for a quick look); BENCH_ARGS adds options to
-# tools/stencil_bench.py (e.g. --sizes 2048,128 for a quick look).
+# change the rank counts; OVERLAP_ARGS replaces the -s options added to the
+# overlap run (default "-s stencil.iterations=256 -s stencil.warmup=8"; ""
+# runs the file as it is); BENCH_ARGS adds options to tools/stencil_bench.py
+# (e.g. --sizes 2048,128 for a quick look).  The whole check took about 8
+# minutes on one H200 (docs/results/gpu-h200.md).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
@@ -112,30 +117,37 @@ for tool in memcheck racecheck synccheck; do
     if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
         -s stencil.backend=cuda -s stencil.size=128,96 -s stencil.depth=1,3 \
         -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=8 >"$log" 2>&1; then
-        record PASS "sanitizer $tool" "$(grep -m1 -o 'ERROR SUMMARY: [0-9]* errors' "$log")"
+        record PASS "sanitizer $tool" "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
     else
         record FAIL "sanitizer $tool" "exit $? (see runs/sanitizer-$tool.log)"
     fi
 done
 
 # ---- bandwidth against the device's copies ----------------------------------------
-for size in 4096,4096 16384,8192; do
-    dir="$out/runs/bandwidth-${size/,/x}"
-    if "$bin" stencil -s stencil.backend=cuda -s stencil.size=$size -s stencil.iterations=1 \
-        -s stencil.calibrate=1 --out "$dir" >"$dir.log" 2>&1 && [[ -n $PY ]]; then
+# SIZE ROWS: the default kernel is judged; one point per thread is shown.
+for point in "4096,4096 auto" "16384,8192 auto" "16384,8192 1"; do
+    read -r size rows <<<"$point"
+    dir="$out/runs/bandwidth-${size/,/x}-rows-$rows"
+    name="bandwidth at ${size}"
+    [[ $rows == auto ]] || name="$name, stencil.cuda_rows=$rows"
+    if "$bin" stencil -s stencil.backend=cuda -s stencil.size="$size" -s stencil.iterations=1 \
+        -s stencil.cuda_rows="$rows" -s stencil.calibrate=1 --out "$dir" >"$dir.log" 2>&1 &&
+        [[ -n $PY ]]; then
         read -r verdict detail < <("$PY" - "$dir" <<'EOF'
 import json, sys
-c = json.load(open(sys.argv[1] + "/summary.json"))["results"]["calibration"]
+r = json.load(open(sys.argv[1] + "/summary.json"))["results"]
+c = r["calibration"]
 ok = c["ratio"] >= 0.5 and c["field_bytes_per_rank"] >= 4 * c["cache_bytes"]
 print("PASS" if ok else "FAIL",
       f"sweep {c['sweep_gb_per_s']:.0f} GB/s, copy {c['copy_gb_per_s']:.0f} GB/s, "
-      f"ratio {c['ratio']:.3f}, field {c['field_bytes_per_rank'] / 1e6:.0f} MB "
-      f"(L2 {c['cache_bytes'] / 1e6:.0f} MB)")
+      f"ratio {c['ratio']:.3f}, rows per thread {r['cuda_rows']}, field "
+      f"{c['field_bytes_per_rank'] / 1e6:.0f} MB (L2 {c['cache_bytes'] / 1e6:.0f} MB)")
 EOF
         )
-        record "$verdict" "bandwidth at ${size}" "$detail"
+        [[ $rows == auto ]] || verdict=INFO
+        record "$verdict" "$name" "$detail"
     else
-        record FAIL "bandwidth at ${size}" "see runs/$(basename "$dir").log (python3 needed)"
+        record FAIL "$name" "see runs/$(basename "$dir").log (python3 needed)"
     fi
 done
 
@@ -144,7 +156,7 @@ np=${OVERLAP_RANKS:-$gpus}
 dir="$out/runs/valen-2d"
 # shellcheck disable=SC2086 # OVERLAP_ARGS is a list of words
 if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.backend=cuda \
-    ${OVERLAP_ARGS:-} --out "$dir" >"$dir.log" 2>&1; then
+    ${OVERLAP_ARGS-"-s stencil.iterations=256 -s stencil.warmup=8"} --out "$dir" >"$dir.log" 2>&1; then
     record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
 else
     record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"
@@ -175,7 +187,7 @@ for np in 1 2; do
 done
 # shellcheck disable=SC2086 # BENCH_ARGS is a list of words
 if [[ -n $PY ]] && "$PY" tools/stencil_bench.py "$out/runs/stencil-bench" --backend cuda --np 1 \
-    --rounds 1 --shiftbox "$bin" ${BENCH_ARGS:-} >"$out/runs/stencil-bench.log" 2>&1; then
+    --rounds 1 --iterations 512,256 --warmup 8 --shiftbox "$bin" ${BENCH_ARGS:-} >"$out/runs/stencil-bench.log" 2>&1; then
     infos=0
     while read -r line; do
         record INFO "temporal speed" "$line"

@@ -29,7 +29,10 @@ With --backend cuda (tools/gpu-check.sh uses it) the same runs go to the
 CUDA backend: calibrate's copy is then the device's, and the lines say
 "stencil cuda 2D, ..." with one line per depth and no targets (none is set
 for a GPU; make bench's table reads the CPU's lines only).  --sizes N2,N3
-changes the edge of the 2D and 3D fields (default 16384,512).
+changes the edge of the 2D and 3D fields (default 16384,512), --iterations
+N2,N3 the timed sweeps of each run (default 32,16; a GPU sweeps such a field
+in under a millisecond and needs hundreds to time), --warmup N untimed
+sweeps before each run (default 0).
 """
 import argparse
 import csv
@@ -57,12 +60,15 @@ def shiftbox(args, np_, binary, extra_mpi=(), allow_fail=False):
     return done.stdout + done.stderr
 
 
+WARMUP = 0  # --warmup
+
+
 def keys(dim, depth, blocking, extra=(), iterations=None):
     size, default = SHAPES[dim]
     iterations = iterations or default
     return ["-s", f"stencil.dim={dim}", "-s", f"stencil.size={size}", "-s",
             f"stencil.depth={depth}", "-s", f"stencil.iterations={iterations}", "-s",
-            f"stencil.blocking={blocking}", *extra]
+            f"stencil.warmup={WARMUP}", "-s", f"stencil.blocking={blocking}", *extra]
 
 
 def verify(dim, binary):
@@ -134,20 +140,31 @@ def main():
     ap.add_argument("--shiftbox", default="build/shiftbox")
     ap.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
     ap.add_argument("--sizes", metavar="N2,N3", help="field edges in 2D and 3D")
+    ap.add_argument("--iterations", metavar="N2,N3", help="timed sweeps per run in 2D and 3D")
+    ap.add_argument("--warmup", type=int, default=0, help="untimed sweeps before each run")
     ap.add_argument("--report", metavar="CSV", help="print an earlier run's stencil-bench.csv")
     a = ap.parse_args()
     if a.report:
         for row in csv.DictReader(open(a.report)):
             report(row)
         return 0
-    global BACKEND
-    BACKEND = a.backend
-    if a.sizes:
+    global BACKEND, WARMUP
+    BACKEND, WARMUP = a.backend, a.warmup
+    if a.warmup < 0:
+        ap.error(f"--warmup {a.warmup}: accepted: an integer >= 0")
+    for opt, val, slot in (("--sizes", a.sizes, 0), ("--iterations", a.iterations, 1)):
+        if not val:
+            continue
         try:
-            n2, n3 = (int(v) for v in a.sizes.split(","))
+            n2, n3 = (int(v) for v in val.split(","))
+            if min(n2, n3) < 1:
+                raise ValueError
         except ValueError:
-            ap.error(f"--sizes {a.sizes!r}: accepted: two integers N2,N3 (e.g. 16384,512)")
-        SHAPES[2], SHAPES[3] = (str(n2), SHAPES[2][1]), (str(n3), SHAPES[3][1])
+            ap.error(f"{opt} {val!r}: accepted: two positive integers N2,N3 (e.g. 16384,512)")
+        for dim, n in ((2, n2), (3, n3)):
+            shape = list(SHAPES[dim])
+            shape[slot] = str(n) if slot == 0 else n
+            SHAPES[dim] = tuple(shape)
     if os.geteuid() == 0:  # Open MPI refuses root unless told twice
         os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     os.makedirs(os.path.join(ROOT, a.outdir), exist_ok=True)

@@ -44,6 +44,7 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
         .threads = p->threads,
         .node_ranks = p->node_ranks,
         .stores = p->stores,
+        .cuda_rows = p->cuda_rows,
     };
     memcpy(l.ext, r->grid.ext, sizeof l.ext);
     memcpy(l.weights, p->weights, sizeof l.weights);
