@@ -3,14 +3,6 @@
 
 #include <string.h>
 
-uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* The stream key of one box in one repetition of one payload kind. */
 static uint64_t box_key(const struct pattern *p, long box_id, long rep)
 {

@@ -10,6 +10,7 @@
 #define SB_VERIFY_H
 
 #include "slots.h"
+#include "../src/splitmix.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +21,6 @@ struct pattern {
     bool varied;  /* sizes differ per box and repetition, about one box in four is empty */
 };
 
-uint64_t splitmix64(uint64_t x);
 
 /* Bytes box `box_id` sends in repetition `rep`. */
 size_t payload_size(const struct pattern *p, long box_id, long rep);

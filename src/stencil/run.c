@@ -2,6 +2,8 @@
 
 #include "../decomp.h"
 #include "../log.h"
+#include "../splitmix.h"
+#include "../vectorize.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -10,8 +12,6 @@
 const char *const stencil_segment_names[NSEGMENTS] = {
     "execution", "pack", "unpack", "inner", "outer", "primary", "message", "desync",
 };
-
-uint64_t splitmix64(uint64_t x); /* comm/verify.c */
 
 double stencil_pattern(int x, int y, int z)
 {
@@ -92,16 +92,29 @@ static void put(void *field, size_t i, int real_bytes, double v)
         ((double *)field)[i] = v;
 }
 
+/* stencil_pattern repeats along x every PATTERN_PERIOD points (61 x 5:
+ * x * 7 modulo 61 and x modulo 5 both come round): a row is its first
+ * period, copied. */
+enum { PATTERN_PERIOD = 305 };
+
 int stencil_fill(struct stencil_run *r)
 {
     const struct stencil_grid *g = &r->grid;
     size_t points = (size_t)g->ext[0] * (size_t)g->ext[1] * (size_t)g->ext[2];
-    void *host = sb_calloc(points, (size_t)r->p.real_bytes, "the initial field");
+    size_t rb = (size_t)r->p.real_bytes;
+    unsigned char *host = sb_calloc(points, rb, "the initial field");
+    int period = g->n[0] < PATTERN_PERIOD ? g->n[0] : PATTERN_PERIOD;
     for (int z = 0; z < g->n[2]; z++)
-        for (int y = 0; y < g->n[1]; y++)
-            for (int x = 0; x < g->n[0]; x++)
-                put(host, at(g, x + g->halo[0], y + g->halo[1], z + g->halo[2]), r->p.real_bytes,
+        for (int y = 0; y < g->n[1]; y++) {
+            size_t row = at(g, g->halo[0], y + g->halo[1], z + g->halo[2]);
+            for (int x = 0; x < period; x++)
+                put(host, row + (size_t)x, r->p.real_bytes,
                     stencil_pattern(x + g->origin[0], y + g->origin[1], z + g->origin[2]));
+            for (int x = period; x < g->n[0]; x += period) {
+                int n = g->n[0] - x < period ? g->n[0] - x : period;
+                memcpy(host + (row + (size_t)x) * rb, host + row * rb, (size_t)n * rb);
+            }
+        }
     int rc = r->backend.ops->upload(&r->backend, host);
     free(host);
     r->exchanges = 0;
@@ -237,6 +250,31 @@ int stencil_set_own_points(struct stencil_run *r, const void *src)
     return rc;
 }
 
+/* The XOR over a row of n values of rb bytes of mix(mix(where) ^ bits),
+ * `where` the global index of each; inlined below with rb a constant, so
+ * that the compiler hashes several points side by side in wide vectors. */
+static inline __attribute__((always_inline)) uint64_t row_hash(const unsigned char *p, int n,
+                                                               uint64_t where, size_t rb)
+{
+    uint64_t h = 0;
+    for (int x = 0; x < n; x++) {
+        uint64_t bits = 0;
+        memcpy(&bits, p + (size_t)x * rb, rb);
+        h ^= splitmix64(splitmix64(where + (uint64_t)x) ^ bits);
+    }
+    return h;
+}
+
+SB_WIDE_VECTORS static uint64_t row_hash_float(const unsigned char *p, int n, uint64_t where)
+{
+    return row_hash(p, n, where, 4);
+}
+
+SB_WIDE_VECTORS static uint64_t row_hash_double(const unsigned char *p, int n, uint64_t where)
+{
+    return row_hash(p, n, where, 8);
+}
+
 uint64_t stencil_hash(const struct stencil_run *r, const void *own)
 {
     const struct stencil_grid *g = &r->grid;
@@ -244,15 +282,12 @@ uint64_t stencil_hash(const struct stencil_run *r, const void *own)
     size_t rb = (size_t)r->p.real_bytes;
     uint64_t h = 0;
     for (int z = 0; z < g->n[2]; z++)
-        for (int y = 0; y < g->n[1]; y++)
-            for (int x = 0; x < g->n[0]; x++, p += rb) {
-                uint64_t bits = 0;
-                memcpy(&bits, p, rb);
-                uint64_t where = ((uint64_t)(z + g->origin[2]) * (uint64_t)g->global[1] +
-                                  (uint64_t)(y + g->origin[1])) *
-                                     (uint64_t)g->global[0] +
-                                 (uint64_t)(x + g->origin[0]);
-                h ^= splitmix64(splitmix64(where) ^ bits);
-            }
+        for (int y = 0; y < g->n[1]; y++, p += (size_t)g->n[0] * rb) {
+            uint64_t where = ((uint64_t)(z + g->origin[2]) * (uint64_t)g->global[1] +
+                              (uint64_t)(y + g->origin[1])) *
+                                 (uint64_t)g->global[0] +
+                             (uint64_t)g->origin[0];
+            h ^= rb == 4 ? row_hash_float(p, g->n[0], where) : row_hash_double(p, g->n[0], where);
+        }
     return h;
 }
