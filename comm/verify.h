@@ -21,7 +21,6 @@ struct pattern {
     bool varied;  /* sizes differ per box and repetition, about one box in four is empty */
 };
 
-
 /* Bytes box `box_id` sends in repetition `rep`. */
 size_t payload_size(const struct pattern *p, long box_id, long rep);
 

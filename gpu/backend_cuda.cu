@@ -179,7 +179,9 @@ __global__ void pack_kernel(W *__restrict__ field, W *__restrict__ buf, sbox box
         }
 }
 
-constexpr unsigned kBlockX = 32, kBlockY = 8, kMaxGridYZ = 65535;
+// The launch limit of the grid in y and z (CUDA's 65535; the emulation's
+// is 1, so that make check runs the kernels' grid-stride loops).
+constexpr unsigned kBlockX = 32, kBlockY = 8, kMaxGridYZ = SB_MAX_GRID_YZ;
 
 // The launch grid of a box, each thread taking `rows` rows.
 dim3 grid_for(const sbox &box, unsigned rows = 1)
@@ -205,23 +207,25 @@ template <typename T, int R>
 void launch_rows(const stencil_layout *l, const sbox &box, const void *in, void *out,
                  cudaStream_t stream)
 {
-    int sy = l->ext[0];                          // one row
-    long long sz = (long long)l->ext[0] * l->ext[1]; // one plane
+    int sy = l->ext[0];             // one row
+    long long sz = plane_points(l); // one plane
     dim3 block(kBlockX, kBlockY, 1);
     SB_LAUNCH((sweep_kernel<T, R>), grid_for(box, R), block, stream, (const T *)in, (T *)out,
               box, sy, sz, make_weights<T>(l), l->dim == 3);
 }
 
 template <typename T>
-void launch_typed(const stencil_layout *l, const sbox &box, const void *in, void *out,
-                  cudaStream_t stream)
+cudaError_t launch_typed(const stencil_layout *l, const sbox &box, const void *in, void *out,
+                         cudaStream_t stream)
 {
     switch (sweep_rows(l->cuda_rows, l->real_bytes)) {
     case 1: launch_rows<T, 1>(l, box, in, out, stream); break;
     case 2: launch_rows<T, 2>(l, box, in, out, stream); break;
     case 4: launch_rows<T, 4>(l, box, in, out, stream); break;
-    default: launch_rows<T, 8>(l, box, in, out, stream); break;
+    case 8: launch_rows<T, 8>(l, box, in, out, stream); break;
+    default: return cudaErrorInvalidValue; // stencil.cuda_rows admits no other
     }
+    return cudaSuccess;
 }
 
 // out = stencil(in) on one box.
@@ -230,10 +234,11 @@ int launch_sweep(stencil_backend *b, const sbox &box, const void *in, void *out,
 {
     if (sbox_points(&box) == 0) return SB_OK;
     const stencil_layout *l = &b->layout;
-    if (l->real_bytes == 4)
-        launch_typed<float>(l, box, in, out, stream);
-    else
-        launch_typed<double>(l, box, in, out, stream);
+    cudaError_t rc = l->real_bytes == 4 ? launch_typed<float>(l, box, in, out, stream)
+                                        : launch_typed<double>(l, box, in, out, stream);
+    if (rc != cudaSuccess)
+        return cuda_error("sweep_kernel (rows per thread, stencil.cuda_rows)", rc, __FILE__,
+                          __LINE__);
     CHECK_LAUNCH("sweep_kernel");
     return SB_OK;
 }

@@ -15,6 +15,14 @@
     cuda_emu_kernel(grid, block, stream, &kernel, __VA_ARGS__)
 #endif
 
+// The grid's limit in y and z: CUDA's, or under the emulation one block,
+// so that every test there runs the kernels' grid-stride loops.
+#ifdef __CUDACC__
+#define SB_MAX_GRID_YZ 65535u
+#else
+#define SB_MAX_GRID_YZ 1u
+#endif
+
 // Unroll the loop that follows (its trip count known at compile time).
 #ifdef __CUDACC__
 #define SB_UNROLL _Pragma("unroll")

@@ -37,8 +37,9 @@
 # change the rank counts; OVERLAP_ARGS replaces the -s options added to the
 # overlap run (default "-s stencil.iterations=256 -s stencil.warmup=8"; ""
 # runs the file as it is); BENCH_ARGS adds options to tools/stencil_bench.py
-# (e.g. --sizes 2048,128 for a quick look).  The whole check took about 8
-# minutes on one H200 (docs/results/gpu-h200.md).
+# (e.g. --sizes 2048,128 for a quick look).  On one H200 the steps before
+# the speed step took 7 minutes with the overlap run at 2048 iterations
+# (docs/results/gpu-h200.md); the whole script has not run there since.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
@@ -154,9 +155,10 @@ done
 # ---- the overlap run of the paper's 2D case -----------------------------------------
 np=${OVERLAP_RANKS:-$gpus}
 dir="$out/runs/valen-2d"
-# shellcheck disable=SC2086 # OVERLAP_ARGS is a list of words
+overlap_args=${OVERLAP_ARGS--s stencil.iterations=256 -s stencil.warmup=8}
+# shellcheck disable=SC2086 # a list of words
 if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.backend=cuda \
-    ${OVERLAP_ARGS-"-s stencil.iterations=256 -s stencil.warmup=8"} --out "$dir" >"$dir.log" 2>&1; then
+    $overlap_args --out "$dir" >"$dir.log" 2>&1; then
     record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
 else
     record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"

@@ -160,7 +160,8 @@ def main():
             if min(n2, n3) < 1:
                 raise ValueError
         except ValueError:
-            ap.error(f"{opt} {val!r}: accepted: two positive integers N2,N3 (e.g. 16384,512)")
+            example = "16384,512" if opt == "--sizes" else "512,256"
+            ap.error(f"{opt} {val!r}: accepted: two positive integers N2,N3 (e.g. {example})")
         for dim, n in ((2, n2), (3, n3)):
             shape = list(SHAPES[dim])
             shape[slot] = str(n) if slot == 0 else n
