@@ -22,7 +22,7 @@ size_t payload_size(const struct pattern *p, long box_id, long rep)
 /* Word w of a box's pattern: bytes 8w..8w+7, little end first. */
 static inline uint64_t pattern_word(uint64_t key, size_t w)
 {
-    return splitmix64(key + (uint64_t)w * 0x9E3779B97F4A7C15ull);
+    return splitmix64(key + (uint64_t)w * SPLITMIX_GAMMA);
 }
 
 void pattern_fill(const struct pattern *p, long box_id, long rep, unsigned char *buf, size_t n)

@@ -2,17 +2,10 @@
 
 #include <string.h>
 
+#include "../splitmix.h"
 #include "../vectorize.h"
 
-static const uint64_t ROW_KEY = 0x9e3779b97f4a7c15ULL; /* 2^64 / golden ratio */
-
-/* SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014). */
-static inline uint64_t mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+static const uint64_t ROW_KEY = SPLITMIX_GAMMA;
 
 /* The sum over rows of `words` words; inlined below with words a constant,
  * the compiler then digests several rows side by side in wide vectors
@@ -28,7 +21,7 @@ static inline __attribute__((always_inline)) uint64_t rows_of(const unsigned cha
         for (int j = 0; j < words; j++) {
             uint64_t w;
             memcpy(&w, at + sizeof w * ((uint64_t)words * i + (uint64_t)j), sizeof w);
-            h = mix(h ^ w);
+            h = splitmix_mix(h ^ w);
         }
         sum += h;
     }

@@ -1,15 +1,14 @@
 #include "pattern.h"
 
+#include "../splitmix.h"
+
 #include <string.h>
 
 const char *const smp_kind_names[NKINDS] = {"like-gather", "like-scatter", "vary"};
 
 uint64_t smp_next(uint64_t *state)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return splitmix_mix(*state += SPLITMIX_GAMMA);
 }
 
 long smp_below(uint64_t *state, long n)
