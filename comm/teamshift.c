@@ -10,15 +10,17 @@
  *      o_i = -k + i along the dimension (members i > 2k rest);
  *   3. shift: in each of ceil((2k+1)/c) - 1 steps, member i passes its
  *      newest block to the team c boxes back and takes the one from the team
- *      c boxes ahead, while o_i + s c <= k (teamshift.h);
+ *      c boxes ahead, while o_i + s c <= k (teamshift.h); at offset 0 the
+ *      block is the team's own, kept from the broadcast (keep_own);
  *   4. gather: the leader collects every member's blocks (MPI_Gatherv) and
  *      lays them out by offset -k..k, which is the next block.
  * With exchange.team_deliver=all the leader then broadcasts the slots to its
  * team.  Skew and shift messages travel on the layer of equal members
  * (MPI_Isend/MPI_Recv); where the ring's length divides the step the
  * partner is the box itself and the block is copied, not sent.  c = 1 is a
- * skew by k and then 2k one-box steps one way: a one-directional Shift over
- * the window, whose blocks arrive in offset order, so the gather is skipped.
+ * skew by k and then 2k one-box steps one way (the one at offset 0 a copy):
+ * a one-directional Shift over the window, whose blocks arrive in offset
+ * order, so the gather is skipped.
  * With varied payloads blocks are records (slots.h): sizes travel with
  * MPI_Probe, and a member's count before the gather. */
 #include "teamshift.h"
@@ -307,6 +309,19 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
     return SB_OK;
 }
 
+/* The block at window offset 0 is the team's own, which every member holds
+ * after the broadcast: appended to mine from acc, not passed.  Member i
+ * reaches offset 0 at the same skew or step on every team, so both ends of
+ * that pass skip it (c = 1: one of the 2k + 1 passes of a phase).  Kept
+ * whole, as the skew at offset 0 always kept it: the next pass and the
+ * gather trim it to what they need. */
+static void keep_own(struct teamshift *s)
+{
+    unsigned char *old;
+    memcpy(bytes_extend(&s->mine, s->acc.len, &old), s->acc.p, s->acc.len);
+    free(old);
+}
+
 static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_t payload)
 {
     const struct topology *t = x->topo;
@@ -320,9 +335,7 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     if (blocks > 0) {
         int skew = -k + i;
         if (skew == 0) {
-            unsigned char *old;
-            memcpy(bytes_extend(&s->mine, s->acc.len, &old), s->acc.p, s->acc.len);
-            free(old);
+            keep_own(s);
         } else {
             CHECK(pass_block(x, s, d, skew, tag, s->acc.p, s->acc.len, trim_need_of(skew, c, last),
                              &s->send_choice[d * TEAM_STEPS]));
@@ -331,9 +344,12 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     size_t newest = s->mine.len;
     for (int step = 1; step < blocks; step++) {
         size_t before = s->mine.len;
-        CHECK(pass_block(x, s, d, c, tag + step, NULL, newest,
-                         trim_need_of(-k + i + step * c, c, last),
-                         &s->send_choice[d * TEAM_STEPS + step]));
+        int offset = -k + i + step * c;
+        if (offset == 0) /* the team's own block, on every team at this step */
+            keep_own(s);
+        else
+            CHECK(pass_block(x, s, d, c, tag + step, NULL, newest, trim_need_of(offset, c, last),
+                             &s->send_choice[d * TEAM_STEPS + step]));
         newest = s->mine.len - before;
     }
     CHECK(gather_blocks(x, s, d, k, x->opts.uniform ? block_len : 0));
@@ -450,13 +466,14 @@ static double pass_load(const struct hockney *h, const struct model_case *c, int
 
 /* Per dimension, member by member (docs/MODEL.md): the broadcast reaches
  * member i at b_i (the algorithm the MPI library picks, src/model_coll.c);
- * member i then makes its skew and steps, each a pass; the leader gathers
- * the members' blocks as they finish (linear) and copies them into offset
- * order.  The phase ends when the leader holds the next block.  c = 1
- * walks the window in order: no broadcast, no gather.  On a torus
- * (model.torus) the passes share links and ports (pass_load); the
- * broadcast and the gather stay inside a team, costed as without.  Messages counted
- * are the leader's: its broadcast sends, its passes, the parts it gathers. */
+ * member i then makes its skew and steps, each a pass (a copy at offset 0);
+ * the leader gathers the members' blocks as they finish (linear) and copies
+ * them into offset order.  The phase ends when the leader holds the next
+ * block.  c = 1 walks the window in order: no broadcast, no gather.  On a
+ * torus (model.torus) the passes share links and ports (pass_load); the
+ * broadcast and the gather stay inside a team, costed as without.  Messages
+ * counted are the leader's: its broadcast sends, its passes, the parts it
+ * gathers. */
 static void teamshift_model(const struct hockney *h, const struct model_case *c,
                             struct model_terms *t)
 {
@@ -485,8 +502,15 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                 ready[i] +=
                     pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, skew_load, m);
             }
-            for (int step = 1; step < blocks; step++)
+            for (int step = 1; step < blocks; step++) {
+                if (skew + step * team == 0) { /* the own block, kept (keep_own) */
+                    double before = counted.time;
+                    model_copy(&counted, h, 1.0, m);
+                    ready[i] += counted.time - before;
+                    continue;
+                }
                 ready[i] += pass_time(&counted, h, c->dims[d], team, step_load, m);
+            }
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;

@@ -8,6 +8,7 @@
 # every slot is verified on every rank that receives slots, and the slots
 # of all modules must hash alike (shiftbox exits 1 otherwise).
 source "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
 
 # ranks:shape ...
 SHAPES=(
@@ -63,6 +64,21 @@ for phases in x y z xy xz yz; do
         -s exchange.module=all -s exchange.bytes=0,1000 -s exchange.payload=uniform,varied \
         -s exchange.phases=$phases -s exchange.repetitions=2 -s exchange.warmup=0
 done
+
+# Team Shift keeps the block at window offset 0, the team's own, instead of
+# passing it: on a row of 7 with c = 1, a phase is the skew and 2k - 1 steps
+# that send (2k messages, as many as the Shift's hops), for uniform and
+# varied payloads alike.
+"${MPIRUN[@]}" -np 7 "$SHIFTBOX" exchange -s decomp.dims=7,1,1 -s exchange.phases=x \
+    -s exchange.module=teamshift -s exchange.k=1-3 -s exchange.bytes=1000 \
+    -s exchange.payload=uniform,varied -s exchange.repetitions=2 -s exchange.warmup=0 \
+    --out "$TEST_TMP/own-block" >/dev/null 2>&1
+expect "teamshift c=1 on a row of 7: the own block kept, 2k messages a phase" 0 -- $PY -c "
+import json; s = json.load(open('$TEST_TMP/own-block/summary.json'))
+assert s['verified'] is True and len(s['points']) == 6, s['points']
+for p in s['points']:
+    assert p['messages_per_exchange'] == 2 * p['k'], (p['k'], p['messages_per_exchange'])
+print('messages per exchange', sorted({(p['k'], p['messages_per_exchange']) for p in s['points']}))"
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
