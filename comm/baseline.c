@@ -186,8 +186,11 @@ static int staged_run(struct exchange *x, const struct payload *own, struct slot
     int block = (int)own->bytes; /* the slab gathered so far */
     for (int d = 0; d < 3; d++) {
         if (out->k[d] == 0) continue;
-        int left, right;
-        CHECK_MPI(MPI_Cart_shift(comm, d, 1, &left, &right));
+        int back[3] = {0, 0, 0}, ahead[3] = {0, 0, 0};
+        back[d] = -1;
+        ahead[d] = 1;
+        int left = box_at(x->topo->dims, x->topo->coords, back).rank;
+        int right = box_at(x->topo->dims, x->topo->coords, ahead).rank;
         for (int j = 1; j <= out->k[d]; j++) {
             if (x->topo->dims[d] == 1) { /* its own images */
                 memcpy(slab(out, d, -j), slab(out, d, -(j - 1)), (size_t)block);

@@ -12,6 +12,7 @@
  * repetition, so the slots after the last exchange must hash alike across
  * modules; a point whose modules disagree fails like a wrong byte. */
 #include "command.h"
+#include "coll.h"
 #include "decomp.h"
 #include "log.h"
 #include "model.h"
@@ -589,44 +590,37 @@ static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, l
 static int gather_hashes(const struct plan *p, const struct topology *t, struct results *r,
                          struct point *pt)
 {
-    bool leads = t->member == 0 && pt->slot_hash; /* no hashes: the last exchange failed */
-    int count = pt->slots->count, mine = leads ? count : 0;
-    uint64_t *all = NULL;
-    int *counts = NULL, *displs = NULL;
-    if (t->rank == 0) {
-        all = sb_calloc((size_t)t->nboxes * (size_t)count, sizeof *all, "slot hashes");
-        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "hash counts");
-        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "hash displacements");
+    /* One gather of a fixed size from every rank (a flag, then the slot
+     * hashes), the team leaders' in box order: rank b * c holds box b.  No
+     * hashes (the last exchange failed) count as zeros. */
+    const int count = pt->slots->count, each = count + 1;
+    uint64_t *mine = sb_calloc((size_t)each, sizeof *mine, "slot hashes");
+    if (t->member == 0 && pt->slot_hash) {
+        mine[0] = 1;
+        memcpy(mine + 1, pt->slot_hash, (size_t)count * sizeof *mine);
     }
-    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
-    if (rc == MPI_SUCCESS && t->rank == 0)
-        for (int i = 0, at = 0; i < t->nranks; i++) {
-            displs[i] = at;
-            at += counts[i];
-        }
-    static uint64_t none;
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Gatherv(leads ? pt->slot_hash : &none, mine, MPI_UINT64_T, all, counts, displs,
-                         MPI_UINT64_T, 0, t->comm);
+    uint64_t *all = NULL;
+    if (t->rank == 0) all = sb_malloc((size_t)t->nranks * (size_t)each * sizeof *all, "slot hashes");
+    int rc = MPI_Gather(mine, each, MPI_UINT64_T, all, each, MPI_UINT64_T, 0, t->comm);
     if (rc == MPI_SUCCESS && t->rank == 0) {
         pt->digest = splitmix64((uint64_t)count);
-        for (long i = 0; i < (long)t->nboxes * count; i++)
-            pt->digest = hash_fold(pt->digest, all[i]);
-        for (int b = 0; r->hashes.f && b < t->nboxes; b++) {
-            struct slots shape = *pt->slots;
+        for (int b = 0; b < t->nboxes; b++) {
+            const uint64_t *box = all + (size_t)b * (size_t)t->team_size * (size_t)each;
             for (int s = 0; s < count; s++) {
+                uint64_t h = box[0] ? box[1 + s] : 0;
+                pt->digest = hash_fold(pt->digest, h);
+                if (!r->hashes.f) continue;
                 int d[3];
-                slot_offset(&shape, s, d);
+                slot_offset(pt->slots, s, d);
                 fprintf(r->hashes.f, "%s,%d,%dx%dx%d,%d,%lld,%s,%d,%d,%d,%d,%016llx\n", pt->module,
                         pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k, pt->bytes,
                         pt->varied ? "varied" : "uniform", b, d[0], d[1], d[2],
-                        (unsigned long long)all[(long)b * count + s]);
+                        (unsigned long long)h);
             }
         }
     }
     free(all);
-    free(counts);
-    free(displs);
+    free(mine);
     (void)p;
     CHECK_MPI(rc);
     return SB_OK;
@@ -637,24 +631,23 @@ static int gather_hashes(const struct plan *p, const struct topology *t, struct 
 static int finish_point(const struct plan *p, const struct topology *t, struct results *r,
                         struct point *pt)
 {
-    int mine = (int)pt->timed;
-    int *counts = NULL, *displs = NULL;
+    /* One gather of a fixed size from every rank: how many times it took,
+     * then the times (ranks without slots send none) */
+    const int each = (int)p->repetitions + 1;
+    double *mine = sb_calloc((size_t)each, sizeof *mine, "timings");
+    mine[0] = (double)pt->timed;
+    memcpy(mine + 1, pt->times, (size_t)pt->timed * sizeof *mine);
     double *all = NULL;
-    if (t->rank == 0) {
-        counts = sb_malloc((size_t)t->nranks * sizeof *counts, "timing counts");
-        displs = sb_malloc((size_t)t->nranks * sizeof *displs, "timing displacements");
-        all = sb_malloc((size_t)t->nranks * (size_t)p->repetitions * sizeof *all, "timings");
-    }
-    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, t->comm);
-    size_t n = 0;
-    if (rc == MPI_SUCCESS && t->rank == 0)
-        for (int i = 0; i < t->nranks; i++) {
-            displs[i] = (int)n;
-            n += (size_t)counts[i];
-        }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Gatherv(pt->times, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, t->comm);
+    if (t->rank == 0) all = sb_malloc((size_t)t->nranks * (size_t)each * sizeof *all, "timings");
+    int rc = MPI_Gather(mine, each, MPI_DOUBLE, all, each, MPI_DOUBLE, 0, t->comm);
     if (rc == MPI_SUCCESS && t->rank == 0) {
+        size_t n = 0; /* the times, packed to the front of all */
+        for (int i = 0; i < t->nranks; i++) {
+            const double *from = all + (size_t)i * (size_t)each;
+            size_t timed = (size_t)from[0];
+            memmove(all + n, from + 1, timed * sizeof *all);
+            n += timed;
+        }
         stats_compute(all, n, &pt->all);
         double *kept = sb_malloc((n ? n : 1) * sizeof *kept, "filtered timings");
         pt->statistic = stats_choose(p->statistic, &pt->all, all, n);
@@ -662,8 +655,7 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
         stats_compute(kept, nkept, &pt->filtered);
         free(kept);
     }
-    free(counts);
-    free(displs);
+    free(mine);
     free(all);
     CHECK_MPI(rc);
 
@@ -990,8 +982,8 @@ int cmd_exchange(struct run_ctx *ctx)
         injected += r.pts[i].injected;
     }
     /* Rank 0 compared the digests; all ranks must agree on the verdict. */
-    if (rc == SB_OK && MPI_Bcast(counts, 2, MPI_LONG, 0, ctx->world) != MPI_SUCCESS)
-        rc = sb_mpi_error("MPI_Bcast", 0, __FILE__, __LINE__);
+    if (rc == SB_OK && sb_bcast(counts, 2, MPI_LONG, 0, ctx->world) != MPI_SUCCESS)
+        rc = sb_mpi_error("MPI_Ibcast", 0, __FILE__, __LINE__);
     long failed = counts[0];
     bool verified = failed == 0;
     int exit_code = verified ? SB_OK : SB_EVERIFY;

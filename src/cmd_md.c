@@ -15,6 +15,7 @@
  * particles, and the team sums them at the leader: the original algorithm,
  * whose point is to spread the work of a box over c ranks. */
 #include "command.h"
+#include "coll.h"
 #include "decomp.h"
 #include "log.h"
 #include "report.h"
@@ -541,7 +542,7 @@ static int initial_state(struct md_run *r)
             if (r->p.id[i] == r->prm.jump_id) /* carried 2.5 boxes in one step */
                 r->p.v[3 * i] = 2.5 * r->geo.edge[0] / r->prm.dt;
     }
-    CHECK_MPI(MPI_Bcast(&r->natoms, 1, MPI_LONG_LONG, 0, r->topo.comm));
+    CHECK_MPI(sb_bcast(&r->natoms, 1, MPI_LONG_LONG, 0, r->topo.comm));
     return SB_OK;
 }
 

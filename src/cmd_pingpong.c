@@ -32,6 +32,7 @@
  * sent.  With pingpong.background the other ranks exchange large messages
  * in pairs meanwhile (seed 000 sec. 6.2.2). */
 #include "command.h"
+#include "coll.h"
 #include "hockney.h"
 #include "log.h"
 #include "pingpong.h"
@@ -825,7 +826,7 @@ int cmd_pingpong(struct run_ctx *ctx)
     if (rc == SB_OK)
         CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, checked, 2, MPI_LONG, MPI_SUM, ctx->world));
     if (rc == SB_OK && ctx->rank == 0) rc = report(ctx, &p, sizes, copy, checked);
-    if (rc != SB_ERUNTIME) MPI_Bcast(&rc, 1, MPI_INT, 0, ctx->world);
+    if (rc != SB_ERUNTIME) sb_bcast(&rc, 1, MPI_INT, 0, ctx->world);
     sizes_free(&p, sizes, copy);
     free(pr.a);
     free(pr.b);

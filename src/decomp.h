@@ -4,7 +4,8 @@
  * P ranks hold T = P / c boxes: each box belongs to a team of c consecutive
  * ranks (box = rank / c), whose member 0 leads.  With c = 1, the usual case,
  * every rank owns one box.  Boxes are numbered row-major with z fastest, as
- * MPI_Cart_create numbers ranks with reorder = 0.  For any offset
+ * MPI_Cart_create numbers ranks with reorder = 0 (no Cartesian communicator
+ * is made: box_at names every neighbour).  For any offset
  * (dx,dy,dz), also one larger than the grid, a rank can name the box there
  * and which periodic image of it lies at that offset: the box at coords + d
  * is box (coords + d) mod dims, shifted by image * dims boxes. */
@@ -28,10 +29,10 @@ struct topology {
     int box, member;  /* this rank's box, and its place in the box's team (0 leads) */
     int dims[3];      /* the box grid */
     int coords[3];    /* this rank's box in it */
-    MPI_Comm comm;    /* every rank */
-    MPI_Comm leaders; /* the team leaders, rank = box, periodic Cartesian; NULL elsewhere */
+    MPI_Comm comm;    /* every rank: the communicator topology_init was given, not owned */
+    MPI_Comm leaders; /* the team leaders, rank = box (member 0's layer); NULL elsewhere */
     MPI_Comm team;    /* the c ranks of this box, rank = member */
-    MPI_Comm layer;   /* the T ranks with this member number, rank = box */
+    MPI_Comm layer;   /* the T ranks with this member number, rank = box (comm when c = 1) */
 };
 
 /* Wraps coordinate c into [0, n) and returns it; *image receives floor(c / n). */

@@ -6,6 +6,7 @@
  * 2 bad usage or configuration, 3 runtime failure (the job is aborted). */
 #include "args.h"
 #include "command.h"
+#include "coll.h"
 #include "log.h"
 #include "report.h"
 #include "../gpu/device.h"
@@ -193,10 +194,10 @@ static long read_config_text(const char *path, char **text, struct sb_msg *m)
         *text = NULL;
         len = -1;
     }
-    MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    sb_bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     if (len < 0) return -1;
     if (log_rank() != 0) *text = sb_malloc((size_t)len + 1, "the configuration file");
-    MPI_Bcast(*text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    sb_bcast(*text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
     (*text)[len] = '\0';
     return len;
 }
@@ -239,7 +240,7 @@ static int prepare_out_dir(const char *dir, bool *made, struct sb_msg *m)
     struct stat st;
     *made = stat(dir, &st) != 0;
     if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", m);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    sb_bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return rc;
 }
 

@@ -14,11 +14,9 @@
 #                          in memory.  Payloads then alias, so the byte check cannot
 #                          hold: give -s exchange.verify=0 too (refused without it).
 #   --bcast ALG            SMPI's broadcast algorithm (default ompi: Open MPI's choice
-#                          by size, what Team Shift's model follows); every new
-#                          communicator broadcasts its id, and ompi's k-nomial then
-#                          costs O(P^2) simulated messages: at 1024 ranks and more,
-#                          runs without teams (no broadcast of data) may take
-#                          'default' (binomial) to start in seconds
+#                          by size, what Team Shift's model follows; the driver's own
+#                          broadcasts are MPI_Ibcast, which it does not touch:
+#                          src/coll.h)
 #   COMMAND ARGS           exchange, pingpong or model and their arguments, as for
 #                          build/shiftbox; --out DIR writes the same files as a real
 #                          run, plus DIR/simulation.json (platform, wall time, memory)
@@ -29,8 +27,11 @@
 # simulated time: copies and the byte check are free), Open MPI's choice of
 # broadcast algorithm (smpi/bcast:ompi), and a barrier that releases every
 # rank at once (ompi_bruck), so that the barrier before a timed exchange
-# does not skew its start.  timer.samples defaults to 1000 (each simulated
-# MPI_Wtime costs real time).  Environment: SHIFTBOX_SMPI (the binary),
+# does not skew its start; gathers by Open MPI's choice too (smpi/gather:ompi,
+# binomial on large communicators: MPI_Gather serves the driver's results,
+# for which SMPI's linear default took 19 s of host time on 1024 ranks, and
+# Team Shift's block sizes with varied payloads, which no sweep simulates).  timer.samples defaults to 100 (each simulated MPI_Wtime costs
+# real time: 1000 took 5 s on 1024 ranks).  Environment: SHIFTBOX_SMPI (the binary),
 # SMPI_EXTRA (more smpirun options, e.g. --cfg=smpi/display-timing:1).
 #
 # Exit codes are shiftbox's (0, 1, 2, 3); 2 also for bad arguments here.
@@ -92,7 +93,7 @@ done
 if [[ -n $SHARED && $verify_off -eq 0 ]]; then
     die "--shared-malloc $SHARED lets the ranks' payloads share memory, so no byte could be checked; add -s exchange.verify=0 to run timings only (recorded in summary.json as verification: off)"
 fi
-((timer_set)) || args+=(-s timer.samples=1000)
+((timer_set)) || args+=(-s timer.samples=100)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/smpi-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -103,6 +104,7 @@ if [[ $(id -u) -eq 0 ]]; then
 fi
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0
     --cfg=smpi/simulate-computation:no --cfg=smpi/bcast:"$BCAST" --cfg=smpi/barrier:ompi_bruck
+    --cfg=smpi/gather:ompi
     --cfg=smpi/tmpdir:"$work" --log=smpi_colls.thres:warning --log=xbt_cfg.thres:warning)
 # Shared blocks fold onto one region of this size: large, so that terabytes
 # of simulated buffers need few mappings (vm.max_map_count).
