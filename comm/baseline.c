@@ -136,9 +136,9 @@ static int p2p_run(struct exchange *x, const struct payload *own, struct slots *
     MPI_Comm comm = x->topo->leaders;
     for (int p = 0; p < s->npeers; p++)
         CHECK_MPI(MPI_Irecv(out->data + out->offset[s->recv_slot[p]], m, MPI_BYTE, s->peer[p],
-                            BASELINE_TAG, comm, &s->requests[p]));
+                            exchange_tag(x, BASELINE_TAG), comm, &s->requests[p]));
     for (int p = 0; p < s->npeers; p++)
-        CHECK_MPI(MPI_Isend(own->data, m, MPI_BYTE, s->peer[p], BASELINE_TAG, comm,
+        CHECK_MPI(MPI_Isend(own->data, m, MPI_BYTE, s->peer[p], exchange_tag(x, BASELINE_TAG), comm,
                             &s->requests[s->npeers + p]));
     fill_own(s, own, out);
     CHECK_MPI(MPI_Waitall(2 * s->npeers, s->requests, MPI_STATUSES_IGNORE));
@@ -191,17 +191,18 @@ static int staged_run(struct exchange *x, const struct payload *own, struct slot
         ahead[d] = 1;
         int left = box_at(x->topo->dims, x->topo->coords, back).rank;
         int right = box_at(x->topo->dims, x->topo->coords, ahead).rank;
+        const int tag = exchange_tag(x, 2 * d);
         for (int j = 1; j <= out->k[d]; j++) {
             if (x->topo->dims[d] == 1) { /* its own images */
                 memcpy(slab(out, d, -j), slab(out, d, -(j - 1)), (size_t)block);
                 memcpy(slab(out, d, j), slab(out, d, j - 1), (size_t)block);
                 continue;
             }
-            CHECK_MPI(MPI_Sendrecv(slab(out, d, -(j - 1)), block, MPI_BYTE, right, 2 * d,
-                                   slab(out, d, -j), block, MPI_BYTE, left, 2 * d, comm,
+            CHECK_MPI(MPI_Sendrecv(slab(out, d, -(j - 1)), block, MPI_BYTE, right, tag,
+                                   slab(out, d, -j), block, MPI_BYTE, left, tag, comm,
                                    MPI_STATUS_IGNORE));
-            CHECK_MPI(MPI_Sendrecv(slab(out, d, j - 1), block, MPI_BYTE, left, 2 * d + 1,
-                                   slab(out, d, j), block, MPI_BYTE, right, 2 * d + 1, comm,
+            CHECK_MPI(MPI_Sendrecv(slab(out, d, j - 1), block, MPI_BYTE, left, tag + 1,
+                                   slab(out, d, j), block, MPI_BYTE, right, tag + 1, comm,
                                    MPI_STATUS_IGNORE));
             x->last.messages += 2;
             x->last.bytes += 2LL * block;

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { DIRECT_TAG = 1 };
+enum { DIRECT_TAG = 1 }; /* within the module's range: exchange_tag */
 
 /* One distinct partner rank and the slots it is part of. */
 struct peer {
@@ -200,14 +200,15 @@ static int receive_parts(struct exchange *x, struct peer *p, struct slots *out)
     MPI_Comm comm = x->topo->leaders;
     MPI_Status status;
     int count;
-    CHECK_MPI(MPI_Probe(p->rank, DIRECT_TAG, comm, &status));
+    CHECK_MPI(MPI_Probe(p->rank, exchange_tag(x, DIRECT_TAG), comm, &status));
     CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
     if (!p->stage || p->stage_cap < (size_t)count) {
         free(p->stage);
         p->stage_cap = (size_t)count + (size_t)count / 4 + 8;
         p->stage = sb_malloc(p->stage_cap, "direct's received parts");
     }
-    CHECK_MPI(MPI_Recv(p->stage, count, MPI_BYTE, p->rank, DIRECT_TAG, comm, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(p->stage, count, MPI_BYTE, p->rank, exchange_tag(x, DIRECT_TAG), comm,
+                       MPI_STATUS_IGNORE));
     size_t head = (size_t)p->nrecv * sizeof(uint64_t), item = x->opts.trim->item;
     size_t total = head;
     for (int j = 0; j < p->nrecv && total <= (size_t)count; j++) {
@@ -226,8 +227,7 @@ static int receive_parts(struct exchange *x, struct peer *p, struct slots *out)
 }
 
 /* Places parts packed as pack_for_peer does (at `parts`, for `nslots` slots). */
-static void unpack_parts(const unsigned char *parts, const int *slot, int nslots,
-                         struct slots *out)
+static void unpack_parts(const unsigned char *parts, const int *slot, int nslots, struct slots *out)
 {
     size_t at = (size_t)nslots * sizeof(uint64_t);
     for (int j = 0; j < nslots; j++) {
@@ -256,7 +256,7 @@ static int learn_sizes(struct exchange *x, struct direct *s, const struct payloa
         if (!x->opts.uniform) {
             MPI_Status status;
             int count;
-            CHECK_MPI(MPI_Probe(p->rank, DIRECT_TAG, comm, &status));
+            CHECK_MPI(MPI_Probe(p->rank, exchange_tag(x, DIRECT_TAG), comm, &status));
             CHECK_MPI(MPI_Get_count(&status, MPI_BYTE, &count));
             n = (size_t)count;
         }
@@ -281,8 +281,9 @@ static int post_receives(struct exchange *x, struct direct *s, struct slots *out
         struct peer *p = &s->peers[i];
         if (p->nrecv == 0) continue;
         unsigned char *first = out->data + out->offset[p->recv[0]];
-        CHECK_MPI(MPI_Irecv(first, (int)p->recv_bytes, MPI_BYTE, p->rank, DIRECT_TAG,
-                            x->topo->leaders, &s->requests[(*nreq)++]));
+        CHECK_MPI(MPI_Irecv(first, (int)p->recv_bytes, MPI_BYTE, p->rank,
+                            exchange_tag(x, DIRECT_TAG), x->topo->leaders,
+                            &s->requests[(*nreq)++]));
     }
     return SB_OK;
 }
@@ -317,7 +318,8 @@ static int direct_run(struct exchange *x, const struct payload *own, struct slot
             CHECK(int_count(p->pack_len, "a peer's parts", &n));
             send = p->pack;
         }
-        CHECK_MPI(MPI_Isend(send, n, MPI_BYTE, p->rank, DIRECT_TAG, comm, &s->requests[nreq++]));
+        CHECK_MPI(MPI_Isend(send, n, MPI_BYTE, p->rank, exchange_tag(x, DIRECT_TAG), comm,
+                            &s->requests[nreq++]));
         x->last.messages++;
         x->last.bytes += n;
     }
@@ -332,8 +334,7 @@ static int direct_run(struct exchange *x, const struct payload *own, struct slot
     /* the own payload into the centre and into the box's own images */
     unsigned char *centre = out->data + out->offset[slot_centre(out)];
     if (own->bytes) memcpy(centre, own->data, own->bytes);
-    if (x->opts.trim)
-        unpack_parts(s->own.pack, s->self, s->nself, out);
+    if (x->opts.trim) unpack_parts(s->own.pack, s->self, s->nself, out);
     for (int j = 0; j < s->nself && !x->opts.trim && own->bytes; j++)
         memcpy(out->data + out->offset[s->self[j]], own->data, own->bytes);
     CHECK_MPI(MPI_Waitall(nreq, s->requests, MPI_STATUSES_IGNORE));
@@ -421,8 +422,8 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
 static void direct_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
     int peers, remote, self, slots = (2 * c->k + 1) * (2 * c->k + 1) * (2 * c->k + 1);
-    int(*offsets)[3] = model_torus(h) ? sb_malloc((size_t)slots * sizeof *offsets, "peer offsets")
-                                      : NULL;
+    int(*offsets)[3] =
+        model_torus(h) ? sb_malloc((size_t)slots * sizeof *offsets, "peer offsets") : NULL;
     count_partners(c, &peers, &remote, &self, offsets);
     model_burst(t, h, peers, c->bytes);
     if (offsets)

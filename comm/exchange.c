@@ -19,6 +19,16 @@ unsigned phases_parse(const char *text)
     return bits;
 }
 
+int exchange_tag_base(const exchange_ops *ops)
+{
+    int index = 0;
+    const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l][i]; i++, index++)
+            if (lists[l][i] == ops) return (index + 1) * EXCHANGE_TAG_SPAN;
+    return -1;
+}
+
 int exchange_create(struct exchange *x, const char *name, const struct topology *t,
                     const struct exchange_opts *o, struct sb_msg *m)
 {
@@ -41,6 +51,7 @@ int exchange_create(struct exchange *x, const char *name, const struct topology 
                        o->trim->item);
     x->topo = t;
     x->opts = *o;
+    x->tag_base = exchange_tag_base(x->ops);
     for (int d = 0; d < 3; d++)
         x->kdim[d] = (o->phases & (1u << d)) ? o->k : 0;
     x->reselect = true;

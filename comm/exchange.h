@@ -69,6 +69,7 @@ struct exchange {
     bool reselect; /* trimming: choose the items anew in the next run (the caller sets it at
                       rebuild steps); otherwise the last choice is replayed */
     bool delivers; /* this rank holds slots after run() */
+    int tag_base;  /* added to every tag the module sends with (exchange_tag) */
     struct exchange_counters last; /* of the latest run */
     void *state;                   /* the module's own */
 };
@@ -107,5 +108,22 @@ unsigned phases_parse(const char *text);
 
 /* Message tags: every module's fit below this, far under MPI's minimum tag bound. */
 #define EXCHANGE_TAG_LIMIT 32767
+/* Each module and baseline sends with tags of a range of its own,
+ * [tag_base, tag_base + EXCHANGE_TAG_SPAN): the modules share communicators
+ * (src/decomp.h), and a run that gave up halfway (SB_EVERIFY on malformed
+ * data) must leave nothing that another module's receive could take.  Every
+ * module's own tags are below the span (the Shift's and Team Shift's reach
+ * 390 at k = 64); below the first range, tags are free for others (md's
+ * migration). */
+#define EXCHANGE_TAG_SPAN 512
+
+/* The first tag of the range of module or baseline `ops`; -1 when it is in
+ * neither list. */
+int exchange_tag_base(const exchange_ops *ops);
+
+static inline int exchange_tag(const struct exchange *x, int tag)
+{
+    return x->tag_base + tag;
+}
 
 #endif

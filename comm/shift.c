@@ -32,8 +32,8 @@ static int send_block(struct exchange *x, struct shift_flow *f, const struct hop
         return SB_ERUNTIME;
     }
     int to = h->dir > 0 ? f->right[h->d] : f->left[h->d];
-    CHECK_MPI(MPI_Ssend(block, (int)n, MPI_BYTE, to, shift_tag(h->d, h->dir, h->number),
-                        x->topo->leaders));
+    CHECK_MPI(MPI_Ssend(block, (int)n, MPI_BYTE, to,
+                        exchange_tag(x, shift_tag(h->d, h->dir, h->number)), x->topo->leaders));
     x->last.messages++;
     x->last.bytes += (long long)n;
     return SB_OK;
@@ -43,7 +43,7 @@ static int receive_block(struct exchange *x, struct shift_flow *f, const struct 
                          size_t expected, size_t *got)
 {
     int from = h->dir > 0 ? f->left[h->d] : f->right[h->d];
-    int tag = shift_tag(h->d, h->dir, h->number);
+    int tag = exchange_tag(x, shift_tag(h->d, h->dir, h->number));
     MPI_Status status;
     int count = (int)expected;
     if (!x->opts.uniform) {

@@ -52,7 +52,8 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
         return SB_ERUNTIME;
     }
     MPI_Comm comm = x->topo->leaders;
-    int right_tag = shift_tag(d, +1, n), left_tag = shift_tag(d, -1, n);
+    int right_tag = exchange_tag(x, shift_tag(d, +1, n));
+    int left_tag = exchange_tag(x, shift_tag(d, -1, n));
     MPI_Request req[4];
     size_t from_left = 0, from_right = 0;
     unsigned char *left_at, *right_at, *old = NULL;

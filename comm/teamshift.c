@@ -331,7 +331,7 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
     int last = -k + i + (blocks - 1) * c; /* the farthest offset this member holds */
-    int tag = 1 + d * (2 * EXCHANGE_MAX_K + 2);
+    int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
     if (blocks > 0) {
         int skew = -k + i;
         if (skew == 0) {
@@ -455,7 +455,8 @@ static double pass_load(const struct hockney *h, const struct model_case *c, int
     for (int i = 0; i < team; i++) {
         int blocks = teamshift_blocks(c->k, team, i);
         if (step == 0 && blocks > 0) back[i][d] = c->k - i;
-        if (step > 0 && blocks > step) back[i][d] = -team;
+        if (step > 0 && blocks > step && -c->k + i + step * team != 0) /* else kept */
+            back[i][d] = -team;
     }
     double load = model_net_load(h, c, team, 1, (const int(*)[3])back);
     free(back);

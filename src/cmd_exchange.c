@@ -590,22 +590,24 @@ static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, l
 static int gather_hashes(const struct plan *p, const struct topology *t, struct results *r,
                          struct point *pt)
 {
-    /* One gather of a fixed size from every rank (a flag, then the slot
-     * hashes), the team leaders' in box order: rank b * c holds box b.  No
-     * hashes (the last exchange failed) count as zeros. */
+    /* One gather of a fixed size over the team leaders (rank = box; world
+     * rank 0 leads box 0): a flag, then the slot hashes.  No hashes (the
+     * last exchange failed) count as zeros. */
+    if (t->leaders == MPI_COMM_NULL) return SB_OK;
     const int count = pt->slots->count, each = count + 1;
     uint64_t *mine = sb_calloc((size_t)each, sizeof *mine, "slot hashes");
-    if (t->member == 0 && pt->slot_hash) {
+    if (pt->slot_hash) {
         mine[0] = 1;
         memcpy(mine + 1, pt->slot_hash, (size_t)count * sizeof *mine);
     }
     uint64_t *all = NULL;
-    if (t->rank == 0) all = sb_malloc((size_t)t->nranks * (size_t)each * sizeof *all, "slot hashes");
-    int rc = MPI_Gather(mine, each, MPI_UINT64_T, all, each, MPI_UINT64_T, 0, t->comm);
+    if (t->rank == 0)
+        all = sb_malloc((size_t)t->nboxes * (size_t)each * sizeof *all, "slot hashes");
+    int rc = MPI_Gather(mine, each, MPI_UINT64_T, all, each, MPI_UINT64_T, 0, t->leaders);
     if (rc == MPI_SUCCESS && t->rank == 0) {
         pt->digest = splitmix64((uint64_t)count);
         for (int b = 0; b < t->nboxes; b++) {
-            const uint64_t *box = all + (size_t)b * (size_t)t->team_size * (size_t)each;
+            const uint64_t *box = all + (size_t)b * (size_t)each;
             for (int s = 0; s < count; s++) {
                 uint64_t h = box[0] ? box[1 + s] : 0;
                 pt->digest = hash_fold(pt->digest, h);
@@ -982,8 +984,11 @@ int cmd_exchange(struct run_ctx *ctx)
         injected += r.pts[i].injected;
     }
     /* Rank 0 compared the digests; all ranks must agree on the verdict. */
-    if (rc == SB_OK && sb_bcast(counts, 2, MPI_LONG, 0, ctx->world) != MPI_SUCCESS)
-        rc = sb_mpi_error("MPI_Ibcast", 0, __FILE__, __LINE__);
+    if (rc == SB_OK) {
+        int brc = sb_bcast(counts, 2, MPI_LONG, 0, ctx->world);
+        if (brc != MPI_SUCCESS)
+            rc = sb_mpi_error("MPI_Ibcast or MPI_Wait", brc, __FILE__, __LINE__);
+    }
     long failed = counts[0];
     bool verified = failed == 0;
     int exit_code = verified ? SB_OK : SB_EVERIFY;

@@ -93,31 +93,39 @@ int topology_init(struct topology *t, MPI_Comm world, int team_size, const int d
 
     /* No communicator more than the grid needs: each new one costs a
      * collective over its ranks, which a simulation of thousands of ranks
-     * (SMPI) pays dearly (1.4 s of host time for each of 256 ranks).  comm
-     * is the one given (the caller's, not freed here); the layer of equal
-     * members, in box order, is that same communicator when there is one
-     * rank per box; the leaders are member 0's layer.  Sharing is safe:
-     * the modules' point-to-point messages (tags >= 0, never MPI_ANY_TAG)
-     * and collectives never match each other, and every exchange completes
-     * its messages before the next one starts. */
+     * (SMPI) pays dearly (1.4 s of host time for one of 256 ranks).  comm
+     * is the one given (the caller's, with its error handler; not freed
+     * here).  With one rank per box the team is MPI_COMM_SELF and the layer
+     * of equal members, in box order, is comm itself: no new communicator
+     * at all; with teams, the team and layer splits.  The leaders are
+     * member 0's layer.  Sharing is safe: point-to-point messages and
+     * collectives never match each other, no receive takes MPI_ANY_SOURCE
+     * or MPI_ANY_TAG, and each module sends with tags of its own range
+     * (EXCHANGE_TAG_SPAN), so what a run that gave up halfway left behind
+     * reaches no other module. */
     t->comm = world;
-    CHECK_MPI(MPI_Comm_split(t->comm, t->box, t->member, &t->team));
-    if (team_size == 1)
+    if (team_size == 1) {
+        t->team = MPI_COMM_SELF;
         t->layer = t->comm;
-    else
+    } else {
+        CHECK_MPI(MPI_Comm_split(t->comm, t->box, t->member, &t->team));
         CHECK_MPI(MPI_Comm_split(t->comm, t->member, t->box, &t->layer));
+        CHECK_MPI(MPI_Comm_set_errhandler(t->team, MPI_ERRORS_RETURN));
+        CHECK_MPI(MPI_Comm_set_errhandler(t->layer, MPI_ERRORS_RETURN));
+    }
     t->leaders = t->member == 0 ? t->layer : MPI_COMM_NULL;
-    CHECK_MPI(MPI_Comm_set_errhandler(t->team, MPI_ERRORS_RETURN));
-    CHECK_MPI(MPI_Comm_set_errhandler(t->layer, MPI_ERRORS_RETURN));
     return SB_OK;
 }
 
 void topology_free(struct topology *t)
 {
-    /* comm is the caller's; leaders is layer, and layer may be comm */
-    if (t->layer != MPI_COMM_NULL && t->layer != t->comm) MPI_Comm_free(&t->layer);
-    if (t->team != MPI_COMM_NULL) MPI_Comm_free(&t->team);
-    t->comm = t->layer = t->leaders = MPI_COMM_NULL;
+    /* comm is the caller's, leaders is layer; with one rank per box the
+       team is MPI_COMM_SELF and the layer comm (topology_init) */
+    if (t->team_size > 1) {
+        if (t->layer != MPI_COMM_NULL) MPI_Comm_free(&t->layer);
+        if (t->team != MPI_COMM_NULL) MPI_Comm_free(&t->team);
+    }
+    t->comm = t->team = t->layer = t->leaders = MPI_COMM_NULL;
 }
 
 void node_place(MPI_Comm comm, int *local_rank, int *local_ranks)

@@ -29,9 +29,10 @@ struct topology {
     int box, member;  /* this rank's box, and its place in the box's team (0 leads) */
     int dims[3];      /* the box grid */
     int coords[3];    /* this rank's box in it */
-    MPI_Comm comm;    /* every rank: the communicator topology_init was given, not owned */
+    MPI_Comm comm;    /* every rank: the communicator topology_init was given (with
+                         MPI_ERRORS_RETURN set by its owner), not owned */
     MPI_Comm leaders; /* the team leaders, rank = box (member 0's layer); NULL elsewhere */
-    MPI_Comm team;    /* the c ranks of this box, rank = member */
+    MPI_Comm team;    /* the c ranks of this box, rank = member (MPI_COMM_SELF when c = 1) */
     MPI_Comm layer;   /* the T ranks with this member number, rank = box (comm when c = 1) */
 };
 

@@ -2,9 +2,12 @@
  * MPI: Team Shift's members hold every window offset exactly once after the
  * stated number of steps; direct's repeated edges (periodic images, the box
  * itself) meet slot to slot under MPI's rule that the j-th edge from p to q
- * matches the j-th edge into q from p. */
+ * matches the j-th edge into q from p.  And every module's tags lie in a
+ * range of its own. */
 #include "cmocka_prelude.h"
 #include "../comm/direct.h"
+#include "../comm/exchange.h"
+#include "../comm/shift_flow.h"
 #include "../comm/slots.h"
 #include "../comm/teamshift.h"
 #include "../src/decomp.h"
@@ -103,11 +106,43 @@ static void test_direct_repeated_edges_match_slots(void **state)
     assert_true(mismatched_edges((const int[3]){2, 1, 1}, (const int[3]){2, 0, 0}, true) > 0);
 }
 
+/* The modules share communicators (src/decomp.h): each module and baseline
+ * sends in [base, base + EXCHANGE_TAG_SPAN), the ranges apart and below
+ * MPI's minimum tag bound, and the largest tag a module makes (the Shift's
+ * last hop, Team Shift's last step in z, at the largest k) inside its span. */
+static void test_tag_ranges_apart(void **state)
+{
+    (void)state;
+    const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
+    int bases[32], n = 0;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l][i]; i++) {
+            int base = exchange_tag_base(lists[l][i]);
+            assert_true(base >= EXCHANGE_TAG_SPAN);
+            assert_true(base + EXCHANGE_TAG_SPAN - 1 <= EXCHANGE_TAG_LIMIT);
+            for (int j = 0; j < n; j++)
+                assert_true(base >= bases[j] + EXCHANGE_TAG_SPAN ||
+                            bases[j] >= base + EXCHANGE_TAG_SPAN);
+            bases[n++] = base;
+        }
+    assert_true(n >= 7);
+    assert_int_equal(exchange_tag_base(NULL), -1);
+    int shift_most = 0;
+    for (int d = 0; d < 3; d++)
+        for (int dir = -1; dir <= 1; dir += 2)
+            for (int hop = 1; hop <= EXCHANGE_MAX_K; hop++)
+                if (shift_tag(d, dir, hop) > shift_most) shift_most = shift_tag(d, dir, hop);
+    assert_true(shift_most < EXCHANGE_TAG_SPAN);
+    int team_last = 1 + 2 * (2 * EXCHANGE_MAX_K + 2) + teamshift_steps(EXCHANGE_MAX_K, 1);
+    assert_true(team_last < EXCHANGE_TAG_SPAN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_teamshift_covers_window_once),
         cmocka_unit_test(test_direct_repeated_edges_match_slots),
+        cmocka_unit_test(test_tag_ranges_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,8 +15,8 @@
 #                          hold: give -s exchange.verify=0 too (refused without it).
 #   --bcast ALG            SMPI's broadcast algorithm (default ompi: Open MPI's choice
 #                          by size, what Team Shift's model follows; the driver's own
-#                          broadcasts are MPI_Ibcast, which it does not touch:
-#                          src/coll.h)
+#                          broadcasts are MPI_Ibcast, which SMPI runs far faster
+#                          on large communicators: src/coll.h)
 #   COMMAND ARGS           exchange, pingpong or model and their arguments, as for
 #                          build/shiftbox; --out DIR writes the same files as a real
 #                          run, plus DIR/simulation.json (platform, wall time, memory)
@@ -30,8 +30,9 @@
 # does not skew its start; gathers by Open MPI's choice too (smpi/gather:ompi,
 # binomial on large communicators: MPI_Gather serves the driver's results,
 # for which SMPI's linear default took 19 s of host time on 1024 ranks, and
-# Team Shift's block sizes with varied payloads, which no sweep simulates).  timer.samples defaults to 100 (each simulated MPI_Wtime costs
-# real time: 1000 took 5 s on 1024 ranks).  Environment: SHIFTBOX_SMPI (the binary),
+# Team Shift's block sizes with varied payloads, which no sweep simulates).
+# timer.samples defaults to 100 (each simulated MPI_Wtime costs real time:
+# 1000 took 5 s on 1024 ranks).  Environment: SHIFTBOX_SMPI (the binary),
 # SMPI_EXTRA (more smpirun options, e.g. --cfg=smpi/display-timing:1).
 #
 # Exit codes are shiftbox's (0, 1, 2, 3); 2 also for bad arguments here.
