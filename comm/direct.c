@@ -414,7 +414,8 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
     free(seen);
 }
 
-/* One message to each distinct peer, all in flight at once (model_burst),
+/* One message to each distinct peer, all in flight at once as the exchange
+ * starts, each carrying the payload just written (model_start),
  * then the copies: a peer's payload into its further slots, the own payload
  * into the centre and the box's own images (docs/MODEL.md).  On a torus
  * (model.torus) the messages to peers further than a hop share links and
@@ -425,7 +426,7 @@ static void direct_model(const struct hockney *h, const struct model_case *c, st
     int(*offsets)[3] =
         model_torus(h) ? sb_malloc((size_t)slots * sizeof *offsets, "peer offsets") : NULL;
     count_partners(c, &peers, &remote, &self, offsets);
-    model_burst(t, h, peers, c->bytes);
+    model_start(t, h, peers, c->bytes);
     if (offsets)
         model_contention(t, h, peers, model_net_load(h, c, 1, peers, (const int(*)[3])offsets),
                          c->bytes);

@@ -12,7 +12,11 @@
  *   one-way  npp ping-pongs with pingpong.mode's send, halved: c(m);
  *   send     the same with MPI_Send (when the mode is ssend): collectives;
  *   duplex   npp times a message each way at once (MPI_Irecv, MPI_Isend,
- *            MPI_Waitall on both ranks): x(m);
+ *            MPI_Waitall on both ranks), each step sending on what the
+ *            one before received: x(m);
+ *   start    one such step alone, as an exchange starts: each rank
+ *            writes its payload anew, a barrier (no hand-shake), the
+ *            step; both ranks' times: x0(m), what direct's exchange is;
  *   burst    pingpong.burst messages each way at once, whence the gap
  *            g(m) = (burst - duplex) / (burst messages - 1);
  *   fan      pingpong.burst messages one way at once (MPI_Isend), answered
@@ -48,9 +52,9 @@ enum { NPP_INIT = 4, NPP_TRIALS = 21 };
 #define MAX_BURST_BUFFERS (1L << 30)
 
 /* The message patterns timed at every size. */
-enum pattern { P_ONEWAY, P_SEND, P_DUPLEX, P_BURST, P_FAN1, P_FAN, NPATTERNS };
-static const char *const pattern_name[NPATTERNS] = {"one_way", "send", "duplex", "burst",
-                                                    "fan1",    "fan"};
+enum pattern { P_ONEWAY, P_SEND, P_DUPLEX, P_START, P_BURST, P_FAN1, P_FAN, NPATTERNS };
+static const char *const pattern_name[NPATTERNS] = {"one_way", "send", "duplex", "start",
+                                                    "burst",   "fan1", "fan"};
 #define MAX_COPY_BYTES (256LL << 20)
 
 struct ping_plan {
@@ -58,13 +62,15 @@ struct ping_plan {
     long long *bytes, *copy_bytes;
     int nbytes, ncopy;
     bool ssend, background;
+    int inject; /* pingpong.inject_fault: a pattern, or -1 */
     long npp_fixed, trials, warmup, burst;
     double res_npp, loop_seconds, max_seconds, cut_coef;
     int bins;
     const char *statistic;
 };
 
-/* One pattern's measurements at one size, on the source. */
+/* One pattern's measurements at one size, on the source (start: both
+ * ranks' times, the destination's appended after the loops). */
 struct series {
     double *times; /* s per operation (one-way: half a round trip) */
     long n;
@@ -97,6 +103,7 @@ struct pair {
     unsigned char *burst_a, *burst_b; /* a burst's messages, one buffer each */
     unsigned char *copy_from, *copy_to;
     long checked, wrong;     /* messages compared, and those that differed */
+    int inject;              /* pingpong.inject_fault: the pattern whose messages are hit */
 };
 
 static int read_plan(struct ping_plan *p, const struct config *c, int nranks, struct sb_msg *m)
@@ -127,6 +134,10 @@ static int read_plan(struct ping_plan *p, const struct config *c, int nranks, st
     p->statistic = cfg_text(c, "stats.statistic");
     p->background = cfg_bool(c, "pingpong.background");
     p->bins = (int)cfg_int(c, "pingpong.histogram_bins");
+    const char *inject = cfg_text(c, "pingpong.inject_fault");
+    p->inject = -1;
+    for (int pt = 0; pt < NPATTERNS; pt++)
+        if (!strcmp(inject, pattern_name[pt])) p->inject = pt;
     p->cut_coef = cfg_real(c, "stats.cut_coef");
     if (nranks < 2)
         return sb_fail(m, SB_EUSAGE, "pingpong needs 2 ranks or more (mpirun -np 2), not %d",
@@ -185,14 +196,16 @@ static void fill_pattern(unsigned char *buf, long long n, int me)
     }
 }
 
-/* After a timed loop: `got` must hold the bytes rank `sender` of the pair
- * sent first. */
-static void check_arrival(struct pair *pr, const unsigned char *got, long long n, int sender)
+/* After a timed loop of pattern pt: `got` must hold the bytes rank
+ * `sender` of the pair sent first (pingpong.inject_fault flips one first). */
+static void check_arrival(struct pair *pr, enum pattern pt, unsigned char *got, long long n,
+                          int sender)
 {
     static unsigned char *expect;
     static long long expect_n = -1;
     static int expect_sender = -1;
     if (n == 0) return;
+    if (pr->inject == (int)pt) got[n / 2] ^= 0x10;
     if (expect_n != n || expect_sender != sender) {
         free(expect);
         expect = sb_malloc((size_t)n, "the expected message");
@@ -240,7 +253,8 @@ static int round_trips(bool ssend, struct pair *pr, int n, long npp, bool timed,
         }
     }
     *t = MPI_Wtime() - t1;
-    if (timed && pr->me == 0) check_arrival(pr, pr->a, n, 0); /* the source's bytes came back */
+    if (timed && pr->me == 0) /* the source's bytes came back */
+        check_arrival(pr, P_ONEWAY, pr->a, n, 0);
     return SB_OK;
 }
 
@@ -274,7 +288,29 @@ static int exchanges(struct pair *pr, int n, long reps, int count, double *t)
     }
     *t = MPI_Wtime() - t1;
     /* each step sends back what came: after an odd number the partner's bytes */
-    if (count == 1) check_arrival(pr, pr->a, n, reps % 2 ? other : pr->me);
+    if (count == 1) check_arrival(pr, P_DUPLEX, pr->a, n, reps % 2 ? other : pr->me);
+    return SB_OK;
+}
+
+/* One step as an exchange starts (what shiftbox exchange times): the
+ * payload written anew, a barrier, a message each way; *t this rank's
+ * time.  Each timed step follows an untimed one, as an exchange follows
+ * the one before (which left its buffers in the caches; the patterns
+ * taking turns do not).  Every timed step's arrival is compared. */
+static int start_step(struct pair *pr, int n, double *t)
+{
+    int other = 1 - pr->me;
+    for (int step = 0; step < 2; step++) { /* the second is the one kept */
+        MPI_Request req[2];
+        fill_pattern(pr->a, n, pr->me);
+        CHECK_MPI(MPI_Barrier(pr->comm));
+        double t1 = MPI_Wtime();
+        CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[0]));
+        CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[1]));
+        CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        *t = MPI_Wtime() - t1;
+    }
+    check_arrival(pr, P_START, pr->b, n, other);
     return SB_OK;
 }
 
@@ -365,6 +401,9 @@ static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhea
         CHECK(exchanges(pr, n, z->npp, 1, &t));
         per = (double)z->npp;
         break;
+    case P_START:
+        CHECK(start_step(pr, n, &t));
+        break;
     case P_BURST: {
         long reps = (z->npp + p->burst - 1) / p->burst;
         CHECK(exchanges(pr, n, reps, (int)p->burst, &t));
@@ -383,7 +422,7 @@ static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhea
         break;
     }
     struct series *s = &z->s[pt];
-    if (pr->me == 0) s->times[s->n++] = (t - overhead) / per;
+    if (pr->me == 0 || pt == P_START) s->times[s->n++] = (t - overhead) / per;
     return SB_OK;
 }
 
@@ -399,6 +438,26 @@ static int timed_copies(struct pair *pr, double overhead, struct copy_size *z)
     CHECK(start_together(pr));
     double t = copies(pr, z->bytes, z->reps);
     if (pr->me == 0) z->s.times[z->s.n++] = (t - overhead) / (double)z->reps;
+    return SB_OK;
+}
+
+/* The destination's start times to the source, after the source's own:
+ * an exchange's time is every rank's. */
+static int merge_start(const struct ping_plan *p, struct pair *pr, struct ping_size *sizes)
+{
+    for (int s = 0; s < p->nbytes; s++) {
+        struct series *x = &sizes[s].s[P_START];
+        if (pr->me == 1) {
+            CHECK_MPI(MPI_Send(&x->n, 1, MPI_LONG, 0, TAG_PING, pr->comm));
+            CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, TAG_PONG, pr->comm));
+            continue;
+        }
+        long n;
+        CHECK_MPI(MPI_Recv(&n, 1, MPI_LONG, 1, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(x->times + x->n, (int)n, MPI_DOUBLE, 1, TAG_PONG, pr->comm,
+                           MPI_STATUS_IGNORE));
+        x->n += n;
+    }
     return SB_OK;
 }
 
@@ -440,7 +499,7 @@ static int measure(const struct ping_plan *p, struct pair *pr, const struct time
             CHECK(timed_copies(pr, tc->overhead, &copy[s]));
     }
     log_progress_done();
-    return SB_OK;
+    return merge_start(p, pr, sizes);
 }
 
 /* The others, in pairs, exchange large messages until the source says stop;
@@ -584,11 +643,12 @@ static void print_tables(const struct ping_plan *p, const struct ping_size *size
                  a->max * 1e6, a->stddev * 1e6, a->cv * 100, a->rse * 100, f->n, f->mean * 1e6,
                  f->stddev * 1e6, rate(z->bytes, a->min), rate(z->bytes, a->median));
     }
-    log_info("\nthe patterns the models use (%s of each, us; burst: %ld messages each way at "
-             "once; gap = (burst - duplex) / %ld):",
+    log_info("\nthe patterns the models use (%s of each, us; start: a step alone as an exchange "
+             "starts, both ranks; burst: %ld messages each way at once; gap = (burst - duplex) / "
+             "%ld):",
              p->statistic, p->burst, p->burst - 1);
-    log_info("%9s %10s %10s %10s %10s %10s %10s", "bytes", "one-way", "send", "duplex", "burst",
-             "gap", "fan gap");
+    log_info("%9s %10s %10s %10s %10s %10s %10s %10s", "bytes", "one-way", "send", "duplex",
+             "start", "burst", "gap", "fan gap");
     for (int s = 0; s < p->nbytes; s++) {
         const struct ping_size *z = &sizes[s];
         double v[NPATTERNS];
@@ -596,8 +656,9 @@ static void print_tables(const struct ping_plan *p, const struct ping_size *size
             v[pt] = timed_pattern(p, pt) ? chosen(p, &z->s[pt]) : chosen(p, &z->s[P_ONEWAY]);
         double gap = (v[P_BURST] - v[P_DUPLEX]) / (double)(p->burst - 1);
         double fan = (v[P_FAN] - v[P_FAN1]) / (double)(p->burst - 1);
-        log_info("%9lld %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", z->bytes, v[P_ONEWAY] * 1e6,
-                 v[P_SEND] * 1e6, v[P_DUPLEX] * 1e6, v[P_BURST] * 1e6, gap * 1e6, fan * 1e6);
+        log_info("%9lld %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", z->bytes,
+                 v[P_ONEWAY] * 1e6, v[P_SEND] * 1e6, v[P_DUPLEX] * 1e6, v[P_START] * 1e6,
+                 v[P_BURST] * 1e6, gap * 1e6, fan * 1e6);
     }
     log_info("\nmemcpy on both ranks at once (%s, us):", p->statistic);
     for (int s = 0; s < p->ncopy; s++)
@@ -628,14 +689,14 @@ static void print_hockney(const struct hockney *h)
         log_info("  the protocol changes between %.0f and %.0f bytes (the eager limit, found in "
                  "the data)",
                  c->segment[0].to, c->segment[1].from);
-    const struct hockney_curve *more[] = {&h->send, &h->duplex, &h->gap, &h->fan, &h->copy};
-    const char *names[] = {"send", "duplex", "gap", "fan", "copy"};
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < more[i]->nsegments; j++) {
-            const struct hockney_segment *s = &more[i]->segment[j];
-            log_info("  %-6s %.0f..%.0f bytes: %.3f us + %.4g ns/byte", names[i], s->from, s->to,
-                     s->alpha * 1e6, s->beta * 1e9);
+    for (int i = 0; i < HOCKNEY_MORE; i++) {
+        const struct hockney_curve *more = hockney_more((struct hockney *)h, i);
+        for (int j = 0; j < more->nsegments; j++) {
+            const struct hockney_segment *s = &more->segment[j];
+            log_info("  %-6s %.0f..%.0f bytes: %.3f us + %.4g ns/byte", hockney_more_names[i],
+                     s->from, s->to, s->alpha * 1e6, s->beta * 1e9);
         }
+    }
 }
 
 /* The curves of hockney.json from the chosen statistic of each series. */
@@ -661,10 +722,11 @@ static void build_curves(const struct ping_plan *p, const struct ping_size *size
         h->send.point[s] =
             (struct hockney_point){m, chosen(p, &z->s[p->ssend ? P_SEND : P_ONEWAY])};
         h->duplex.point[s] = (struct hockney_point){m, duplex};
+        h->start.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_START])};
         h->gap.point[s] = (struct hockney_point){m, gap > 0 ? gap : 0.0};
     }
-    h->oneway.npoints = h->send.npoints = h->duplex.npoints = h->gap.npoints = h->fan.npoints =
-        p->nbytes;
+    h->oneway.npoints = h->send.npoints = h->duplex.npoints = h->start.npoints = h->gap.npoints =
+        h->fan.npoints = p->nbytes;
     for (int s = 0; s < p->ncopy; s++)
         h->copy.point[s] =
             (struct hockney_point){(double)copy[s].bytes, fmax(chosen(p, &copy[s].s), 0.0)};
@@ -698,7 +760,8 @@ static int report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_si
     }
     print_hockney(&h);
     bool ok = checked[1] == 0;
-    log_info("\nverified: %s (the last message of every one-way and duplex loop, %ld messages, "
+    log_info("\nverified: %s (the last message of every one-way and duplex loop and every start "
+             "step, %ld messages, "
              "compared byte for byte with what was sent; %ld differed)",
              ok ? "true" : "false", checked[0], checked[1]);
     if (!ctx->out_dir) return ok ? SB_OK : SB_EVERIFY;
@@ -787,20 +850,21 @@ int cmd_pingpong(struct run_ctx *ctx)
     struct ping_size *sizes = sb_calloc((size_t)p.nbytes, sizeof *sizes, "sizes");
     for (int s = 0; s < p.nbytes; s++) {
         sizes[s].bytes = p.bytes[s];
-        for (int pt = 0; pt < NPATTERNS; pt++)
-            sizes[s].s[pt].times = sb_malloc((size_t)p.trials * sizeof(double), "timings");
+        for (int pt = 0; pt < NPATTERNS; pt++) /* start: both ranks' */
+            sizes[s].s[pt].times =
+                sb_malloc((size_t)p.trials * (pt == P_START ? 2 : 1) * sizeof(double), "timings");
     }
     struct copy_size *copy = sb_calloc((size_t)p.ncopy, sizeof *copy, "copy sizes");
     for (int s = 0; s < p.ncopy; s++) {
         copy[s].bytes = p.copy_bytes[s];
         copy[s].s.times = sb_malloc((size_t)p.trials * sizeof(double), "timings");
     }
-    struct pair pr = {.comm = MPI_COMM_NULL, .me = -1};
+    struct pair pr = {.comm = MPI_COMM_NULL, .me = -1, .inject = p.inject};
     bool in_pair = ctx->rank == p.source || ctx->rank == p.dest;
     CHECK_MPI(MPI_Comm_split(ctx->world, in_pair ? 0 : MPI_UNDEFINED, ctx->rank == p.source ? 0 : 1,
                              &pr.comm));
     log_info("\npingpong: ranks %d and %d, %s, %d sizes, %s of each size for the models; "
-             "patterns: one-way, %sduplex, burst of %ld, copy%s",
+             "patterns: one-way, %sduplex, start, burst of %ld, copy%s",
              p.source, p.dest, p.ssend ? "MPI_Ssend" : "MPI_Send", p.nbytes, p.statistic,
              p.ssend ? "MPI_Send, " : "", p.burst,
              p.background && ctx->nranks >= 4 ? "; other ranks sending 1 MiB in pairs" : "");

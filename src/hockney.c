@@ -106,6 +106,16 @@ double hockney_curve_time(const struct hockney_curve *c, double m)
     return t > 0 ? t : 0.0;
 }
 
+const char *const hockney_more_names[HOCKNEY_MORE] = {"send", "duplex", "start",
+                                                      "gap",  "fan",    "copy"};
+
+struct hockney_curve *hockney_more(struct hockney *h, int i)
+{
+    struct hockney_curve *more[HOCKNEY_MORE] = {&h->send, &h->duplex, &h->start,
+                                                &h->gap,  &h->fan,    &h->copy};
+    return more[i];
+}
+
 int hockney_fit(struct hockney *h, struct sb_msg *m)
 {
     for (int i = 0; i < h->oneway.npoints; i++)
@@ -113,10 +123,9 @@ int hockney_fit(struct hockney *h, struct sb_msg *m)
             return sb_fail(m, SB_EUSAGE, "the one-way time at %g bytes is not positive",
                            h->oneway.point[i].bytes);
     CHECK(hockney_curve_fit(&h->oneway, "one-way", m));
-    struct hockney_curve *more[] = {&h->send, &h->duplex, &h->gap, &h->fan, &h->copy};
-    const char *names[] = {"send", "duplex", "gap", "fan", "copy"};
-    for (int i = 0; i < 5; i++)
-        if (more[i]->npoints > 0) CHECK(hockney_curve_fit(more[i], names[i], m));
+    for (int i = 0; i < HOCKNEY_MORE; i++)
+        if (hockney_more(h, i)->npoints > 0)
+            CHECK(hockney_curve_fit(hockney_more(h, i), hockney_more_names[i], m));
     const struct hockney_curve *c = &h->oneway;
     h->alpha = c->point[0].bytes == 0 ? c->point[0].time : c->segment[0].alpha;
     return SB_OK;
@@ -144,6 +153,11 @@ double hockney_send(const struct hockney *h, double m)
 double hockney_duplex(const struct hockney *h, double m)
 {
     return h->duplex.npoints ? hockney_curve_time(&h->duplex, m) : hockney_time(h, m);
+}
+
+double hockney_start(const struct hockney *h, double m)
+{
+    return h->start.npoints ? hockney_curve_time(&h->start, m) : hockney_duplex(h, m);
 }
 
 double hockney_gap(const struct hockney *h, double m)
@@ -202,15 +216,13 @@ cJSON *hockney_to_json(const struct hockney *h)
         if (p->bytes > 0 && c->point[0].bytes == 0)
             cJSON_AddNumberToObject(q, "beta_s_per_byte", (p->time - h->alpha) / p->bytes);
     }
-    if (h->send.npoints) curve_json(&h->send, cJSON_AddObjectToObject(o, "send"));
-    if (h->duplex.npoints) curve_json(&h->duplex, cJSON_AddObjectToObject(o, "duplex"));
-    if (h->gap.npoints) {
-        cJSON *g = cJSON_AddObjectToObject(o, "gap");
-        cJSON_AddNumberToObject(g, "burst", h->burst);
-        curve_json(&h->gap, g);
+    for (int i = 0; i < HOCKNEY_MORE; i++) {
+        const struct hockney_curve *more = hockney_more((struct hockney *)h, i);
+        if (!more->npoints) continue;
+        cJSON *curve = cJSON_AddObjectToObject(o, hockney_more_names[i]);
+        if (more == &h->gap) cJSON_AddNumberToObject(curve, "burst", h->burst);
+        curve_json(more, curve);
     }
-    if (h->fan.npoints) curve_json(&h->fan, cJSON_AddObjectToObject(o, "fan"));
-    if (h->copy.npoints) curve_json(&h->copy, cJSON_AddObjectToObject(o, "copy"));
     return o;
 }
 
@@ -250,11 +262,9 @@ int hockney_load(struct hockney *h, const char *path, struct sb_msg *m)
              cJSON_IsString(stat) ? stat->valuestring : "?");
     snprintf(h->mode, sizeof h->mode, "%s", cJSON_IsString(mode) ? mode->valuestring : "?");
     bool ok = curve_load(&h->oneway, o) && h->oneway.npoints >= 2;
-    const char *names[] = {"send", "duplex", "gap", "fan", "copy"};
-    struct hockney_curve *more[] = {&h->send, &h->duplex, &h->gap, &h->fan, &h->copy};
-    for (int i = 0; i < 5 && ok; i++) {
-        const cJSON *c = cJSON_GetObjectItem(o, names[i]);
-        if (c) ok = curve_load(more[i], c) && more[i]->npoints >= 2;
+    for (int i = 0; i < HOCKNEY_MORE && ok; i++) {
+        const cJSON *c = cJSON_GetObjectItem(o, hockney_more_names[i]);
+        if (c) ok = curve_load(hockney_more(h, i), c) && hockney_more(h, i)->npoints >= 2;
     }
     const cJSON *env = cJSON_GetObjectItem(o, "environment"); /* hockney.json */
     if (!env) env = cJSON_GetObjectItem(root, "environment"); /* a summary.json */
@@ -267,8 +277,8 @@ int hockney_load(struct hockney *h, const char *path, struct sb_msg *m)
     if (!ok)
         return sb_fail(m, SB_EUSAGE,
                        "model.hockney = %s: needs per_size [{bytes, time_s}, ...] at 2 or more "
-                       "sizes, and the same in send, duplex, gap, fan and copy where present (shiftbox "
-                       "pingpong --out DIR writes it)",
+                       "sizes, and the same in send, duplex, start, gap, fan and copy where "
+                       "present (shiftbox pingpong --out DIR writes it)",
                        path);
     struct sb_msg why;
     if (hockney_fit(h, &why) != SB_OK)

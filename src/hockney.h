@@ -7,8 +7,12 @@
  *   send    the one-way time with MPI_Send where c(m) uses MPI_Ssend: what
  *           the messages of collectives cost (their algorithms send);
  *   duplex  a message each way at once (MPI_Isend/MPI_Irecv between the
- *           pair): what one step of an exchange costs where send and
+ *           pair), each step sending on what the one before received:
+ *           what a step of an exchange that forwards costs where send and
  *           receive overlap;
+ *   start   one such step alone, as an exchange starts: a payload just
+ *           written, a barrier, a message each way, both ranks' times
+ *           (what an exchange that sends only its own payload costs);
  *   gap     the time each further message adds when several travel each
  *           way at once (LogGP's g, at each size): 0 where latencies
  *           overlap completely, the whole message time where nothing does;
@@ -22,7 +26,8 @@
  * model.hockney.  A file with the one-way curve only (older runs, or alpha
  * and beta from elsewhere) stands for a full-duplex network whose latencies
  * overlap: send = duplex = one-way, gap = beta m, and copies free (seed
- * 000's model counts messages only). */
+ * 000's model counts messages only); a file without start (before it was
+ * measured) takes start = duplex. */
 #ifndef SB_HOCKNEY_H
 #define SB_HOCKNEY_H
 
@@ -59,7 +64,8 @@ struct hockney {
     struct hockney_curve oneway; /* c(m) = alpha + beta m */
     double alpha;                /* the 0-byte one-way time when measured, else the fit's */
     struct hockney_curve send;   /* one-way with MPI_Send */
-    struct hockney_curve duplex; /* x(m): a message each way at once */
+    struct hockney_curve duplex; /* x(m): a message each way at once, forwarded */
+    struct hockney_curve start;  /* x0(m): the same as an exchange starts */
     struct hockney_curve gap;    /* g(m): each further message in flight each way */
     struct hockney_curve fan;    /* f(m): each further message one way */
     struct hockney_curve copy;   /* memcpy inside a rank */
@@ -95,6 +101,8 @@ double hockney_time(const struct hockney *h, double m);
 double hockney_send(const struct hockney *h, double m);
 /* One message each way at once: x(m) (the one-way time without a measurement). */
 double hockney_duplex(const struct hockney *h, double m);
+/* The same as the step that starts an exchange: x0(m) (x(m) without a measurement). */
+double hockney_start(const struct hockney *h, double m);
 /* What each further message in flight adds: g(m) (beta m without a measurement). */
 double hockney_gap(const struct hockney *h, double m);
 /* What each further message one way adds: f(m) (half the gap, or beta m,
@@ -102,6 +110,11 @@ double hockney_gap(const struct hockney *h, double m);
 double hockney_fan(const struct hockney *h, double m);
 /* A copy of m bytes inside a rank (0 without a measurement). */
 double hockney_copy(const struct hockney *h, double m);
+
+/* The curves beside the one-way one, as hockney.json names them. */
+enum { HOCKNEY_MORE = 6 };
+extern const char *const hockney_more_names[HOCKNEY_MORE];
+struct hockney_curve *hockney_more(struct hockney *h, int i);
 
 cJSON *hockney_to_json(const struct hockney *h);
 

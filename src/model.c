@@ -36,6 +36,13 @@ void model_burst(struct model_terms *t, const struct hockney *h, double n, doubl
     count_messages(t, n, bytes);
 }
 
+void model_start(struct model_terms *t, const struct hockney *h, double n, double bytes)
+{
+    if (n <= 0) return;
+    t->time += hockney_start(h, bytes) + (n - 1) * hockney_gap(h, bytes);
+    count_messages(t, n, bytes);
+}
+
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
     if (count <= 0) return;

@@ -50,6 +50,9 @@ void model_message(struct model_terms *t, const struct hockney *h, double count,
 void model_duplex(struct model_terms *t, const struct hockney *h, double count, double bytes);
 /* n messages of `bytes` each way, all in flight at once: x(m) + (n - 1) g(m). */
 void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes);
+/* The same as an exchange's first and only step, sending the payload just
+ * written: x0(m) + (n - 1) g(m). */
+void model_start(struct model_terms *t, const struct hockney *h, double n, double bytes);
 /* `count` copies of `bytes` inside a rank: the measured memcpy, or with
  * model.smp seed 003's good family (src/smp/copymodel.h); not messages. */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);

@@ -20,6 +20,8 @@ assert [p["bytes"] for p in h["per_size"]] == [0, 10, 100, 1000, 10000, 100000]
 assert all("beta_s_per_byte" in p for p in h["per_size"] if p["bytes"] > 0)
 assert all(p["beta_s_per_byte"] > 0 for p in h["per_size"] if p["bytes"] >= 10000)
 assert h["environment"]["mpi_library"] and h["statistic"] == "mean"
+assert [p["bytes"] for p in h["start"]["per_size"]] == [p["bytes"] for p in h["per_size"]]
+assert all(p["time_s"] > 0 for p in h["start"]["per_size"])
 s = json.load(open(f"{d}/summary.json"))
 assert s["command"] == "pingpong" and len(s["sizes"]) == 6
 for z in s["sizes"]:
@@ -27,6 +29,7 @@ for z in s["sizes"]:
         assert {"min", "median", "mean", "max", "variance", "stddev", "cv", "std_error",
                 "rse"} <= set(z[part])
     assert z["npp"] >= 1 and z["one_way_s"]["n"] >= 100
+    assert z["start_s"]["n"] == 2 * z["duplex_s"]["n"]  # both ranks' start steps
     assert sum(z["histogram"]["counts"]) + z["histogram"]["above"] == z["one_way_s"]["n"]
     assert set(z["rate_mb_per_s"]) == {"from_min", "from_median", "from_mean"}
 PYEOF
@@ -37,6 +40,22 @@ expect "pingpong with background traffic on 4 ranks" 0 'sending 1 MiB in pairs' 
     'verified: true' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" pingpong -s pingpong.background=1 -s pingpong.dest=3 \
     -s pingpong.max_seconds=1 -s pingpong.trials=50 -s pingpong.bytes=0,1000,100000
+for pattern in one_way duplex start; do
+    expect "pingpong: a byte flipped in every $pattern message is caught" 1 \
+        'verified: false' "arrived with wrong bytes" -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.inject_fault=$pattern \
+        -s pingpong.bytes=10,5000 -s pingpong.max_seconds=0.5 -s pingpong.trials=20
+done
+expect "pingpong.inject_fault: accepted values named" 2 'none\|one_way\|duplex\|start' -- \
+    "$SHIFTBOX" pingpong -s pingpong.inject_fault=burst
+# tools/duplex_variants.sh: a duplex step written four ways (docs/MODEL.md)
+expect "duplex_variants: four ways of one message each way, every last message checked" 0 \
+    'chain-forward +chain-fixed +pass-forward +one-fresh' 'verified: the last message' -- \
+    env MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" 10 5000
+expect "duplex_variants: a flipped byte in the last message is caught" 1 'WRONG: 8 checks' -- \
+    env DUPLEX_VARIANTS_INJECT=1 MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" 10 5000
+expect "duplex_variants: bad sizes named" 2 "bytes 'ten': give 1 .. 268435456" -- \
+    env MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" ten
 expect "pingpong needs two ranks" 2 'pingpong needs 2 ranks' -- "$SHIFTBOX" pingpong
 expect "pingpong: source and dest differ" 2 'pingpong.source = 1, pingpong.dest = 1' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.source=1

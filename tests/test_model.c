@@ -9,7 +9,9 @@
 #include "ring_sim.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Seed 000 Table 1: the 0-byte time is alpha; beta rounds, so the times
  * themselves stand for alpha + beta m (ns). */
@@ -242,6 +244,64 @@ static void test_module_models(void **state)
     assert_int_equal(model_predict(&h, &c, &team4, NULL), SB_EUSAGE);
 }
 
+/* x0(m), the start curve: direct's one step costs it in place of x(m);
+ * the modules that forward keep x(m); a file without it takes x(m). */
+static void test_start_curve(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    for (int i = 0; i < h.oneway.npoints; i++) {
+        struct hockney_point p = h.oneway.point[i];
+        h.duplex.point[h.duplex.npoints++] = (struct hockney_point){p.bytes, 2 * p.time};
+    }
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_float_equal(hockney_start(&h, 1000), hockney_duplex(&h, 1000), 1e-15);
+    struct model_case c = {.k = 2, .phases = PHASE_X, .dims = {2, 1, 1}, .team_size = 1,
+                           .bytes = 1000, .rendezvous = true};
+    static const char *const modules[] = {"direct", "shift-isend", "teamshift", "shift"};
+    double before[4], after[4];
+    for (int i = 0; i < 4; i++) {
+        struct model_terms t;
+        c.module = modules[i];
+        assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
+        before[i] = t.time;
+    }
+    for (int i = 0; i < h.duplex.npoints; i++) { /* x0 = x / 2 */
+        struct hockney_point p = h.duplex.point[i];
+        h.start.point[h.start.npoints++] = (struct hockney_point){p.bytes, p.time / 2};
+    }
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    for (int i = 0; i < 4; i++) {
+        struct model_terms t;
+        c.module = modules[i];
+        assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
+        after[i] = t.time;
+    }
+    /* 2 ranks in a row: direct's one peer, one step */
+    assert_float_equal(before[0] - after[0], hockney_duplex(&h, 1000) / 2, 1e-15);
+    for (int i = 1; i < 4; i++)
+        assert_float_equal(after[i], before[i], 1e-15);
+    /* written with the others, read back; without it, x(m) again */
+    cJSON *j = hockney_to_json(&h);
+    assert_non_null(cJSON_GetObjectItem(j, "start"));
+    cJSON_DeleteItemFromObject(j, "start");
+    char path[] = "/tmp/test_model_startXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char *text = cJSON_Print(j);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    free(text);
+    cJSON_Delete(j);
+    struct hockney back;
+    assert_int_equal(hockney_load(&back, path, &m), SB_OK);
+    unlink(path);
+    assert_int_equal(back.start.npoints, 0);
+    assert_float_equal(hockney_start(&back, 1000), hockney_duplex(&back, 1000), 1e-15);
+}
+
 /* The torus' loads (model.torus), counted by hand on SimGrid's 4x4x4 torus
  * with the 4x4x4 grid of boxes laid on it neighbour to neighbour. */
 static void test_torus_loads(void **state)
@@ -342,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_fit_finds_the_protocol_break),
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
+        cmocka_unit_test(test_start_curve),
         cmocka_unit_test(test_torus_loads),
         cmocka_unit_test(test_shift_turn_loads),
     };

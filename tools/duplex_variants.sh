@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What one message each way between two ranks costs, written four ways
+# (tools/duplex_variants.c says which): the evidence that on one node the
+# call pattern and who touched the bytes last move a "duplex step" by 25 %
+# at 10 B and 1.9x at 10 kB, so that one x(m) cannot fit every module
+# (docs/MODEL.md, "What the 2-rank figures cannot show").
+#
+#   tools/duplex_variants.sh [BYTES ...]     (default: 10 1000 10000 100000)
+#
+# Builds build/duplex_variants with mpicc when it is missing or older than
+# its source, then runs it on 2 ranks (mpirun; MPIRUN overrides, e.g.
+# MPIRUN="srun -n 2").  Exit 1 when a message arrived wrong, 2 on bad sizes.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/tools/duplex_variants.c
+BIN=$ROOT/build/duplex_variants
+if [ ! -x "$BIN" ] || [ "$SRC" -nt "$BIN" ]; then
+    mkdir -p "$ROOT/build"
+    mpicc -O2 -Wall -Wextra -Werror -o "$BIN" "$SRC"
+fi
+[ $# -gt 0 ] || set -- 10 1000 10000 100000
+read -r -a launch <<< "${MPIRUN:-mpirun -np 2}"
+exec "${launch[@]}" "$BIN" "$@"
