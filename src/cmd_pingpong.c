@@ -16,7 +16,10 @@
  *            one before received: x(m);
  *   start    one such step alone, as an exchange starts: each rank
  *            writes its payload anew, a barrier (no hand-shake), the
- *            step; both ranks' times: x0(m), what direct's exchange is;
+ *            step, timed on its own as shiftbox exchange times one
+ *            exchange (not a loop spanning res_npp resolutions), after an
+ *            untimed one; both ranks' times: x0(m), what direct's exchange
+ *            is;
  *   burst    pingpong.burst messages each way at once, whence the gap
  *            g(m) = (burst - duplex) / (burst messages - 1);
  *   fan      pingpong.burst messages one way at once (MPI_Isend), answered
@@ -32,8 +35,8 @@
  * machine whose speed drifts touches all alike, until pingpong.trials loops
  * or pingpong.max_seconds.  The chosen statistic (stats.statistic) of each
  * size and pattern makes the curves of hockney.json.  The last message of
- * every one-way and duplex loop is compared byte for byte with what was
- * sent.  With pingpong.background the other ranks exchange large messages
+ * every one-way and duplex loop, and every start step's, is compared byte
+ * for byte with what was sent (pingpong.inject_fault: a test flips one).  With pingpong.background the other ranks exchange large messages
  * in pairs meanwhile (seed 000 sec. 6.2.2). */
 #include "command.h"
 #include "coll.h"
@@ -385,7 +388,8 @@ static int choose_copies(const struct ping_plan *p, struct pair *pr, long long n
     return SB_OK;
 }
 
-/* One timed loop of pattern `pt` at size z; the source records its time. */
+/* One timed loop of pattern `pt` at size z; the source records its time
+ * (start: both ranks do). */
 static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhead,
                       struct ping_size *z, enum pattern pt)
 {
@@ -690,7 +694,7 @@ static void print_hockney(const struct hockney *h)
                  "the data)",
                  c->segment[0].to, c->segment[1].from);
     for (int i = 0; i < HOCKNEY_MORE; i++) {
-        const struct hockney_curve *more = hockney_more((struct hockney *)h, i);
+        const struct hockney_curve *more = hockney_more(h, i);
         for (int j = 0; j < more->nsegments; j++) {
             const struct hockney_segment *s = &more->segment[j];
             log_info("  %-6s %.0f..%.0f bytes: %.3f us + %.4g ns/byte", hockney_more_names[i],

@@ -109,11 +109,11 @@ double hockney_curve_time(const struct hockney_curve *c, double m)
 const char *const hockney_more_names[HOCKNEY_MORE] = {"send", "duplex", "start",
                                                       "gap",  "fan",    "copy"};
 
-struct hockney_curve *hockney_more(struct hockney *h, int i)
+struct hockney_curve *hockney_more(const struct hockney *h, int i)
 {
-    struct hockney_curve *more[HOCKNEY_MORE] = {&h->send, &h->duplex, &h->start,
-                                                &h->gap,  &h->fan,    &h->copy};
-    return more[i];
+    const struct hockney_curve *more[HOCKNEY_MORE] = {&h->send, &h->duplex, &h->start,
+                                                      &h->gap,  &h->fan,    &h->copy};
+    return (struct hockney_curve *)more[i];
 }
 
 int hockney_fit(struct hockney *h, struct sb_msg *m)
@@ -217,7 +217,7 @@ cJSON *hockney_to_json(const struct hockney *h)
             cJSON_AddNumberToObject(q, "beta_s_per_byte", (p->time - h->alpha) / p->bytes);
     }
     for (int i = 0; i < HOCKNEY_MORE; i++) {
-        const struct hockney_curve *more = hockney_more((struct hockney *)h, i);
+        const struct hockney_curve *more = hockney_more(h, i);
         if (!more->npoints) continue;
         cJSON *curve = cJSON_AddObjectToObject(o, hockney_more_names[i]);
         if (more == &h->gap) cJSON_AddNumberToObject(curve, "burst", h->burst);

@@ -114,7 +114,8 @@ double hockney_copy(const struct hockney *h, double m);
 /* The curves beside the one-way one, as hockney.json names them. */
 enum { HOCKNEY_MORE = 6 };
 extern const char *const hockney_more_names[HOCKNEY_MORE];
-struct hockney_curve *hockney_more(struct hockney *h, int i);
+/* Curve i of h (as strchr does, the const of h is the caller's to keep). */
+struct hockney_curve *hockney_more(const struct hockney *h, int i);
 
 cJSON *hockney_to_json(const struct hockney *h);
 

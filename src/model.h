@@ -82,7 +82,7 @@ double model_net_turn_load(const struct hockney *h, const struct model_case *c, 
 void model_turn_contention(struct model_terms *t, const struct hockney *h, double count,
                            double load, double bytes);
 /* What a step of n messages each way costs beyond model_burst's x(m) +
- * (n - 1) g(m) when the busiest port or link carries `load` messages:
+ * (n - 1) g(m) (model_start's x0(m) + (n - 1) g(m)) when the busiest port or link carries `load` messages:
  * the bandwidth of each one more than the port's own 2 n. */
 void model_contention(struct model_terms *t, const struct hockney *h, double n, double load,
                       double bytes);

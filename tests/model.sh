@@ -30,6 +30,7 @@ for z in s["sizes"]:
                 "rse"} <= set(z[part])
     assert z["npp"] >= 1 and z["one_way_s"]["n"] >= 100
     assert z["start_s"]["n"] == 2 * z["duplex_s"]["n"]  # both ranks' start steps
+    assert z["start_s"]["min"] > 0
     assert sum(z["histogram"]["counts"]) + z["histogram"]["above"] == z["one_way_s"]["n"]
     assert set(z["rate_mb_per_s"]) == {"from_min", "from_median", "from_mean"}
 PYEOF
@@ -40,19 +41,37 @@ expect "pingpong with background traffic on 4 ranks" 0 'sending 1 MiB in pairs' 
     'verified: true' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" pingpong -s pingpong.background=1 -s pingpong.dest=3 \
     -s pingpong.max_seconds=1 -s pingpong.trials=50 -s pingpong.bytes=0,1000,100000
+# every checked message of the pattern, and those only, found wrong
+inject_counts() {
+    $PY - "$1" "$2" <<'PYEOF'
+import json, sys
+s = json.load(open(f"{sys.argv[1]}/summary.json"))
+sized = [z for z in s["sizes"] if z["bytes"] > 0]
+duplex = sum(2 * z["duplex_s"]["n"] for z in sized)  # both ranks check each loop
+start = sum(z["start_s"]["n"] for z in sized)  # both ranks' steps, each checked
+# one-way: the source checks its timed loops and those choosing npp: all the rest
+want = {"duplex": duplex, "start": start,
+        "one_way": s["messages_compared"] - duplex - start}[sys.argv[2]]
+print(f"{s['messages_wrong']} wrong of {s['messages_compared']}, {want} expected")
+assert not s["verified"] and s["messages_wrong"] == want < s["messages_compared"]
+PYEOF
+}
 for pattern in one_way duplex start; do
     expect "pingpong: a byte flipped in every $pattern message is caught" 1 \
         'verified: false' "arrived with wrong bytes" -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.inject_fault=$pattern \
-        -s pingpong.bytes=10,5000 -s pingpong.max_seconds=0.5 -s pingpong.trials=20
+        -s pingpong.bytes=10,5000 -s pingpong.max_seconds=0.5 -s pingpong.trials=20 \
+        --out "$TEST_TMP/inject-$pattern"
+    expect "... exactly the $pattern messages counted wrong" 0 'expected' -- \
+        inject_counts "$TEST_TMP/inject-$pattern" $pattern
 done
 expect "pingpong.inject_fault: accepted values named" 2 'none\|one_way\|duplex\|start' -- \
     "$SHIFTBOX" pingpong -s pingpong.inject_fault=burst
 # tools/duplex_variants.sh: a duplex step written four ways (docs/MODEL.md)
 expect "duplex_variants: four ways of one message each way, every last message checked" 0 \
-    'chain-forward +chain-fixed +pass-forward +one-fresh' 'verified: the last message' -- \
+    'chain-forward +chain-fixed +pass-forward +one-fresh' 'verified: the last messages' -- \
     env MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" 10 5000
-expect "duplex_variants: a flipped byte in the last message is caught" 1 'WRONG: 8 checks' -- \
+expect "duplex_variants: a flipped byte in the last message is caught" 1 'WRONG: 12 checks' -- \
     env DUPLEX_VARIANTS_INJECT=1 MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" 10 5000
 expect "duplex_variants: bad sizes named" 2 "bytes 'ten': give 1 .. 268435456" -- \
     env MPIRUN="${MPIRUN[*]} -np 2" "$ROOT/tools/duplex_variants.sh" ten

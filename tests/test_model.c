@@ -283,23 +283,37 @@ static void test_start_curve(void **state)
     assert_float_equal(before[0] - after[0], hockney_duplex(&h, 1000) / 2, 1e-15);
     for (int i = 1; i < 4; i++)
         assert_float_equal(after[i], before[i], 1e-15);
-    /* written with the others, read back; without it, x(m) again */
-    cJSON *j = hockney_to_json(&h);
-    assert_non_null(cJSON_GetObjectItem(j, "start"));
-    cJSON_DeleteItemFromObject(j, "start");
-    char path[] = "/tmp/test_model_startXXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    char *text = cJSON_Print(j);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    free(text);
-    cJSON_Delete(j);
-    struct hockney back;
-    assert_int_equal(hockney_load(&back, path, &m), SB_OK);
-    unlink(path);
-    assert_int_equal(back.start.npoints, 0);
-    assert_float_equal(hockney_start(&back, 1000), hockney_duplex(&back, 1000), 1e-15);
+    /* 3x3x3 boxes at k = 1: 26 peers in one step, x0 + 25 g */
+    struct model_case cube = {.module = "direct", .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                              .dims = {3, 3, 3}, .team_size = 1, .bytes = 1000};
+    struct model_terms with, without;
+    assert_int_equal(model_predict(&h, &cube, &with, NULL), SB_OK);
+    assert_float_equal(with.messages, 26, 0);
+    struct hockney no_start = h;
+    no_start.start.npoints = 0;
+    assert_int_equal(model_predict(&no_start, &cube, &without, NULL), SB_OK);
+    assert_float_equal(without.time - with.time, hockney_duplex(&h, 1000) / 2, 1e-15);
+    assert_true(with.time > hockney_start(&h, 1000) + 25 * hockney_gap(&h, 1000) - 1e-15);
+    /* written with the others and read back; without it, x(m) again */
+    for (int drop = 0; drop < 2; drop++) {
+        cJSON *j = hockney_to_json(&h);
+        assert_non_null(cJSON_GetObjectItem(j, "start"));
+        if (drop) cJSON_DeleteItemFromObject(j, "start");
+        char path[] = "/tmp/test_model_startXXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        char *text = cJSON_Print(j);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        free(text);
+        cJSON_Delete(j);
+        struct hockney back;
+        assert_int_equal(hockney_load(&back, path, &m), SB_OK);
+        unlink(path);
+        assert_int_equal(back.start.npoints, drop ? 0 : h.start.npoints);
+        assert_float_equal(hockney_start(&back, 1000),
+                           drop ? hockney_duplex(&back, 1000) : hockney_start(&h, 1000), 1e-15);
+    }
 }
 
 /* The torus' loads (model.torus), counted by hand on SimGrid's 4x4x4 torus

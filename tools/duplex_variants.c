@@ -1,7 +1,7 @@
 /* One message each way between two ranks, timed four ways: what a "duplex
  * step" costs depends on how it is written and on who touched the bytes
  * last, which is why one x(m) cannot fit every module on one node
- * (docs/MODEL.md, "What the 2-rank figures cannot show").
+ * (docs/MODEL.md, "How good it is": the figures of one run).
  *
  *   tools/duplex_variants.sh [BYTES...]      (builds this file, runs 2 ranks)
  *
@@ -15,9 +15,11 @@
  *                  (a Team Shift pass)
  *   one-fresh      one MPI_Irecv, MPI_Isend, MPI_Waitall after a barrier,
  *                  the payload written anew before it (direct's exchange)
- * The last message of every variant and size is compared byte for byte
- * with what its sender sent (DUPLEX_VARIANTS_INJECT=1 flips a byte of it
- * on rank 1 first: tests/model.sh sees that caught). */
+ * After each variant and size, the last message each rank received from
+ * the other (and, for the forwarding chains, its own payload come back) is
+ * compared byte for byte with what was sent (DUPLEX_VARIANTS_INJECT=1 first
+ * flips a byte of rank 1's received and rank 0's returned one:
+ * tests/model.sh sees every one caught). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,16 +117,15 @@ int main(int argc, char **argv)
             if (!a || !b) check(MPI_ERR_NO_MEM, "malloc");
             fill(a, (size_t)n, (unsigned)rank);
             memset(b, 0, (size_t)n);
-            /* each rank's payload is numbered by its rank: after the last
-             * step a holds one payload and b the other's or the same */
             for (int t = 0; t < WARMUP + TRIALS; t++) {
                 unsigned seed = v == 3 ? (unsigned)(2 * t + rank) : (unsigned)rank;
                 double each = trial(v, (int)n, other, &a, &b, seed);
                 if (t >= WARMUP) mine[t - WARMUP] = each;
             }
-            /* b holds the other rank's last message: its payload numbered by
-             * its rank (chains of an even number of steps end where they
-             * began) or, for one-fresh, by the last trial */
+            /* b holds the other rank's payload: numbered by its rank, or for
+             * one-fresh by the last trial.  A forwarding chain of an even
+             * number of steps ends where it began: its last message, this
+             * rank's own payload come back, lies in a. */
             unsigned last =
                 v == 3 ? (unsigned)(2 * (WARMUP + TRIALS - 1) + other) : (unsigned)other;
             unsigned char *want = malloc((size_t)n);
@@ -132,6 +133,11 @@ int main(int argc, char **argv)
             fill(want, (size_t)n, last);
             if (inject && rank == 1) b[n / 2] ^= 0x01;
             wrong += memcmp(want, b, (size_t)n) != 0;
+            if (v == 0 || v == 2) {
+                fill(want, (size_t)n, (unsigned)rank);
+                if (inject && rank == 0) a[n / 2] ^= 0x01;
+                wrong += memcmp(want, a, (size_t)n) != 0;
+            }
             free(want);
             check(MPI_Gather(mine, TRIALS, MPI_DOUBLE, all, TRIALS, MPI_DOUBLE, 0, MPI_COMM_WORLD),
                   "MPI_Gather");
@@ -151,7 +157,7 @@ int main(int argc, char **argv)
         if (wrong_all)
             printf("WRONG: %d checks of the last message failed\n", wrong_all);
         else
-            printf("verified: the last message of every variant and size arrived intact\n");
+            printf("verified: the last messages of every variant and size arrived intact\n");
     }
     free(sizes);
     free(mine);

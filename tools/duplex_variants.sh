@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What one message each way between two ranks costs, written four ways
-# (tools/duplex_variants.c says which): the evidence that on one node the
-# call pattern and who touched the bytes last move a "duplex step" by 25 %
-# at 10 B and 1.9x at 10 kB, so that one x(m) cannot fit every module
-# (docs/MODEL.md, "What the 2-rank figures cannot show").
+# (tools/duplex_variants.c says which): on one node the call pattern and
+# who touched the bytes last move a "duplex step" far enough that one x(m)
+# cannot fit every module (docs/MODEL.md, "How good it is", gives one
+# run's figures).
 #
 #   tools/duplex_variants.sh [BYTES ...]     (default: 10 1000 10000 100000)
 #
