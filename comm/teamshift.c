@@ -425,7 +425,8 @@ static void teamshift_destroy(struct exchange *x)
 }
 
 /* A pass to the box `distance` away along a ring of `ring` boxes: a
- * message each way at once (MPI_Isend, MPI_Recv), or a copy where the
+ * message each way at once (MPI_Irecv, MPI_Isend, MPI_Waitall; MPI_Isend,
+ * MPI_Probe, MPI_Recv with varied payloads), or a copy where the
  * ring's length divides the distance.  `load`: messages on the busiest
  * port or link while every member passes (model_net_load; 2 without
  * model.torus). */
@@ -442,6 +443,14 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
     t->messages += one.messages;
     t->bytes += one.bytes;
     return one.time;
+}
+
+/* The own block kept at window offset 0 (keep_own): a copy, not a pass. */
+static double kept_time(struct model_terms *t, const struct hockney *h, double bytes)
+{
+    double before = t->time;
+    model_copy(t, h, 1.0, bytes);
+    return t->time - before;
 }
 
 /* On a torus (model.torus): the busiest port or link while every member
@@ -496,22 +505,15 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             ready[i] = arrive[i];
             parts[i] = blocks * m;
             if (blocks == 0) continue;
-            if (skew == 0) {
-                model_copy(&counted, h, 1.0, m);
-                ready[i] += counted.time;
-            } else {
+            if (skew == 0)
+                ready[i] += kept_time(&counted, h, m);
+            else
                 ready[i] +=
                     pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, skew_load, m);
-            }
-            for (int step = 1; step < blocks; step++) {
-                if (skew + step * team == 0) { /* the own block, kept (keep_own) */
-                    double before = counted.time;
-                    model_copy(&counted, h, 1.0, m);
-                    ready[i] += counted.time - before;
-                    continue;
-                }
-                ready[i] += pass_time(&counted, h, c->dims[d], team, step_load, m);
-            }
+            for (int step = 1; step < blocks; step++)
+                ready[i] += skew + step * team == 0
+                                ? kept_time(&counted, h, m)
+                                : pass_time(&counted, h, c->dims[d], team, step_load, m);
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;
