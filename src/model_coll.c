@@ -239,8 +239,11 @@ double model_gatherv_time(const struct hockney *h, int ranks, const double *read
         if (ready[j] < ready[0] && bandwidth > 0) last += bandwidth;
     }
     qsort(arrive, (size_t)(ranks - 1), sizeof *arrive, earlier);
+    /* a part already there when the root comes to it still costs the root
+       its receive (SMPI's or; MPI's matching): the one-way gap of nothing */
     for (int j = 0; j < ranks - 1; j++)
-        last = (arrive[j] > last ? arrive[j] : last) + (j > 0 ? gap : 0.0);
+        last = (arrive[j] > last ? arrive[j] : last + (j == 0 ? hockney_fan(h, 0.0) : 0.0)) +
+               (j > 0 ? gap : 0.0);
     double own = h->smp.have ? smp_copy_time(&h->smp, bytes[0]) : hockney_copy(h, bytes[0]);
     return last + own;
 }

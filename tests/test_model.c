@@ -316,6 +316,25 @@ static void test_start_curve(void **state)
     }
 }
 
+/* A gather's root pays the receive of a part that reached it before it was
+ * ready (the one-way gap of nothing, f(0)); a part arriving while the root
+ * waits is taken on arrival. */
+static void test_gather_early_part(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    for (int i = 0; i < h.oneway.npoints; i++) /* f(m) = 1 us + 1 ns per byte */
+        h.fan.point[h.fan.npoints++] =
+            (struct hockney_point){h.oneway.point[i].bytes, 1e-6 + 1e-9 * h.oneway.point[i].bytes};
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    const double none[2] = {0, 0};
+    const double early[2] = {10e-6, 0}, late[2] = {0, 10e-6};
+    assert_float_equal(model_gatherv_time(&h, 2, early, none), 10e-6 + 1e-6, 1e-15);
+    assert_float_equal(model_gatherv_time(&h, 2, late, none), 10e-6 + hockney_send(&h, 0), 1e-15);
+}
+
 /* The torus' loads (model.torus), counted by hand on SimGrid's 4x4x4 torus
  * with the 4x4x4 grid of boxes laid on it neighbour to neighbour. */
 static void test_torus_loads(void **state)
@@ -417,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
         cmocka_unit_test(test_start_curve),
+        cmocka_unit_test(test_gather_early_part),
         cmocka_unit_test(test_torus_loads),
         cmocka_unit_test(test_shift_turn_loads),
     };
