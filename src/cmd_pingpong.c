@@ -36,8 +36,9 @@
  * or pingpong.max_seconds.  The chosen statistic (stats.statistic) of each
  * size and pattern makes the curves of hockney.json.  The last message of
  * every one-way and duplex loop, and every start step's, is compared byte
- * for byte with what was sent (pingpong.inject_fault: a test flips one).  With pingpong.background the other ranks exchange large messages
- * in pairs meanwhile (seed 000 sec. 6.2.2). */
+ * for byte with what was sent (pingpong.inject_fault: a test flips one).
+ * With pingpong.background the other ranks exchange large messages in
+ * pairs meanwhile (seed 000 sec. 6.2.2). */
 #include "command.h"
 #include "coll.h"
 #include "hockney.h"
@@ -765,8 +766,7 @@ static int report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_si
     print_hockney(&h);
     bool ok = checked[1] == 0;
     log_info("\nverified: %s (the last message of every one-way and duplex loop and every start "
-             "step, %ld messages, "
-             "compared byte for byte with what was sent; %ld differed)",
+             "step, %ld messages, compared byte for byte with what was sent; %ld differed)",
              ok ? "true" : "false", checked[0], checked[1]);
     if (!ctx->out_dir) return ok ? SB_OK : SB_EVERIFY;
     cJSON *hj = hockney_to_json(&h);

@@ -123,9 +123,10 @@ int hockney_fit(struct hockney *h, struct sb_msg *m)
             return sb_fail(m, SB_EUSAGE, "the one-way time at %g bytes is not positive",
                            h->oneway.point[i].bytes);
     CHECK(hockney_curve_fit(&h->oneway, "one-way", m));
-    for (int i = 0; i < HOCKNEY_MORE; i++)
-        if (hockney_more(h, i)->npoints > 0)
-            CHECK(hockney_curve_fit(hockney_more(h, i), hockney_more_names[i], m));
+    for (int i = 0; i < HOCKNEY_MORE; i++) {
+        struct hockney_curve *more = hockney_more(h, i);
+        if (more->npoints > 0) CHECK(hockney_curve_fit(more, hockney_more_names[i], m));
+    }
     const struct hockney_curve *c = &h->oneway;
     h->alpha = c->point[0].bytes == 0 ? c->point[0].time : c->segment[0].alpha;
     return SB_OK;

@@ -29,18 +29,23 @@ void model_duplex(struct model_terms *t, const struct hockney *h, double count, 
     count_messages(t, count, bytes);
 }
 
-void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes)
+/* n messages each way in flight at once, the first costing `first`. */
+static void in_flight(struct model_terms *t, const struct hockney *h, double first, double n,
+                      double bytes)
 {
     if (n <= 0) return;
-    t->time += hockney_duplex(h, bytes) + (n - 1) * hockney_gap(h, bytes);
+    t->time += first + (n - 1) * hockney_gap(h, bytes);
     count_messages(t, n, bytes);
+}
+
+void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes)
+{
+    in_flight(t, h, hockney_duplex(h, bytes), n, bytes);
 }
 
 void model_start(struct model_terms *t, const struct hockney *h, double n, double bytes)
 {
-    if (n <= 0) return;
-    t->time += hockney_start(h, bytes) + (n - 1) * hockney_gap(h, bytes);
-    count_messages(t, n, bytes);
+    in_flight(t, h, hockney_start(h, bytes), n, bytes);
 }
 
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
