@@ -40,6 +40,11 @@ static inline size_t sbox_points(const struct sbox *b)
 struct stencil_layout {
     int dim;             /* 2 or 3 */
     int ext[3];          /* allocated extents: own points + 2 * halo (1 in z for 2D) */
+    int pitch;           /* points from one line to the next in the backend's fields;
+                            0: ext[0], as in the host's copies (upload, download).
+                            The CPU backend pads its lines to whole cache lines */
+    int align_x;         /* CPU: the x at which the lines start a cache line, the first
+                            own point (the halo's width) */
     int real_bytes;      /* 4 (float) or 8 (double) */
     double weights[7];   /* 5 used in 2D, 7 in 3D, in the order above */
     bool pinned;         /* CUDA: page-locked host staging buffers */
@@ -66,15 +71,30 @@ static inline int sweep_rows(int requested, int real_bytes)
  * way.  Streaming needs AVX-512; without it the sweeps store as usual. */
 enum { STORES_AUTO, STORES_CACHED, STORES_STREAMING };
 
+/* Points of a field as the host holds it (upload, download): lines of
+ * ext[0] points, one after the other. */
 static inline size_t layout_points(const struct stencil_layout *l)
 {
     return (size_t)l->ext[0] * (size_t)l->ext[1] * (size_t)l->ext[2];
 }
 
-/* The index of point (x, y, z) in a field (x fastest). */
+/* Points from one line to the next in the backend's fields. */
+static inline size_t layout_pitch(const struct stencil_layout *l)
+{
+    return l->pitch > 0 ? (size_t)l->pitch : (size_t)l->ext[0];
+}
+
+/* Points of a field as the backend holds it, the padding of its lines
+ * included. */
+static inline size_t layout_stored_points(const struct stencil_layout *l)
+{
+    return layout_pitch(l) * (size_t)l->ext[1] * (size_t)l->ext[2];
+}
+
+/* The index of point (x, y, z) in one of the backend's fields (x fastest). */
 static inline size_t layout_index(const struct stencil_layout *l, int x, int y, int z)
 {
-    return ((size_t)z * (size_t)l->ext[1] + (size_t)y) * (size_t)l->ext[0] + (size_t)x;
+    return ((size_t)z * (size_t)l->ext[1] + (size_t)y) * layout_pitch(l) + (size_t)x;
 }
 
 struct stencil_backend;

@@ -62,7 +62,7 @@ static int auto_tile(const struct stencil_layout *l, int n)
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     double cache = l2 > 0 ? (double)l2 : 1024.0 * 1024.0; /* not reported: 1 MiB */
     /* one tile line: a whole x line in 3D, one point in 2D */
-    double line = (double)l->real_bytes * (l->dim == 3 ? l->ext[0] : 1);
+    double line = (double)l->real_bytes * (l->dim == 3 ? (double)layout_pitch(l) : 1.0);
     double tile = cache / 2 / (2.0 * (n + 2) * line);
     return tile < 8 ? 8 : tile > INT_MAX / 4 ? INT_MAX / 4 : (int)tile;
 }

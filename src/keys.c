@@ -195,8 +195,7 @@ const struct key_spec config_keys[] = {
      "1: the other ranks exchange 1 MiB messages in pairs meanwhile (seed 000 sec. 6.2.2)"},
     {"pingpong", "histogram_bins", KEY_INT, "20", 1, 10000, NO_REAL, NULL,
      "bins of each size's histogram, over [min, cut_coef x median)"},
-    {"pingpong", "inject_fault", KEY_CHOICE, "none", NO_INT, NO_REAL,
-     "none|one_way|duplex|start",
+    {"pingpong", "inject_fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|one_way|duplex|start",
      "test: flip one byte of every checked message of that pattern (one_way: the one-way "
      "and MPI_Send loops) before it is compared (the run must then exit 1 with verified: "
      "false)"},
@@ -257,13 +256,11 @@ const struct key_spec config_keys[] = {
      "stale included, which no own point then reads; the own points are the same bits either "
      "way"},
     {"stencil", "stores", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|cached|streaming",
-     "CPU, plain sweeps: streaming: non-temporal stores past the cache, lines of a plane side "
-     "by side (8 in 2D, 4 in 3D; AVX-512 with a GCC build, elsewhere cached; "
-     "gpu/backend_cpu_stream.c), so that "
-     "a sweep moves "
-     "what a copy moves; cached: ordinary stores; auto: streaming in 2D where the two fields of "
-     "this node's ranks exceed the last-level cache, cached in 3D (measured faster there); "
-     "the same bits either way"},
+     "CPU, plain sweeps: streaming: non-temporal stores past the cache (8 lines of a plane side "
+     "by side in 2D, one line at a time in 3D; AVX-512 with a GCC build, elsewhere cached; "
+     "gpu/backend_cpu_avx512.c), so that a sweep moves what a copy moves; cached: ordinary "
+     "stores; auto: streaming where the two fields of this node's ranks exceed the last-level "
+     "cache; the same bits either way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
      "field; temporal: all d in one pass, tile by tile in the cache (CPU: "

@@ -11,11 +11,11 @@
 
 /* SB_X86_AVX512: hand-written AVX-512 loops can be built here (GCC on
  * x86-64, with target attributes: src/md/neighbor.c, src/md/force.c,
- * gpu/backend_cpu_stream.c); sb_has_avx512() says at run time whether this
+ * gpu/backend_cpu_avx512.c); sb_has_avx512() says at run time whether this
  * processor runs them (AVX-512 F and VL), false where they are not built. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SB_WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#define SB_X86_AVX512 1
+#define SB_X86_AVX512   1
 static inline bool sb_has_avx512(void)
 {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");

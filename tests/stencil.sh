@@ -86,7 +86,7 @@ else
 fi
 halo_fault_caught "temporal blocking" stencil.blocking=temporal
 
-# stencil.stores=streaming (non-temporal stores, gpu/backend_cpu_stream.c):
+# stencil.stores=streaming (non-temporal stores, gpu/backend_cpu_avx512.c):
 # every variant the same bits; the outputs say which stores ran (streaming
 # where the processor has AVX-512, else cached)
 want_stores=$(grep -q avx512f /proc/cpuinfo && echo streaming || echo cached)

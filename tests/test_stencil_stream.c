@@ -1,15 +1,21 @@
-/* Streaming stores on the CPU (gpu/backend_cpu_stream.c): plain sweeps with
- * stencil.stores = streaming leave the field bit for bit as with cached
- * stores, for 2D and 3D, float and double, on boxes whose lines start at
- * every alignment, are shorter than a vector, and whose line count is no
- * multiple of a group; 3D sweeps in several tiles of y compute every line
- * of the box once; and the comparison catches a single wrong point.
- * On a processor without AVX-512 both runs store as usual (said on
- * stdout), and the test compares the cached path with itself. */
+/* The CPU backend's AVX-512 lines (gpu/backend_cpu_avx512.c): with ordinary
+ * and with non-temporal stores they leave the bits of the compiler's loops
+ * (cpu_line_portable) on lines padded to cache lines and on unpadded ones,
+ * from every start and of every length across a vector, and write nothing
+ * outside the line; plain sweeps with stencil.stores = streaming leave the
+ * field bit for bit as with cached stores, for 2D and 3D, float and double,
+ * on boxes whose lines start at every alignment, are shorter than a vector,
+ * and whose line count is no multiple of a group; 3D sweeps in several
+ * tiles of y compute every line of the box once; and the comparisons catch
+ * a single wrong point.  On a processor without AVX-512 the lines are not
+ * run (said on stdout), both sweeps store as usual, and the test compares
+ * the cached path with itself. */
 #include "cmocka_prelude.h"
 #include "../gpu/backend_cpu.h"
 #include "stencil_fields.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,11 +72,11 @@ static void same_bits(int dim, int rb, const struct sbox *box)
 static void test_streaming_same_bits(void **state)
 {
     (void)state;
-    if (!cpu_stream_supported())
+    if (!cpu_avx512_supported())
         printf("no AVX-512 here: streaming falls back to cached stores, compared with itself\n");
     struct stencil_backend b;
     setup_backend(&b, 2, 4, STORES_STREAMING);
-    assert_int_equal(b.layout.stores, cpu_stream_supported() ? STORES_STREAMING : STORES_CACHED);
+    assert_int_equal(b.layout.stores, cpu_avx512_supported() ? STORES_STREAMING : STORES_CACHED);
     b.ops->destroy(&b);
     each_box(2, same_bits);
     each_box(3, same_bits);
@@ -110,6 +116,110 @@ static void test_wrong_point_caught(void **state)
     b.ops->destroy(&b);
 }
 
+/* A field of `points` reals: a pattern with negative zeros, subnormals and
+ * infinities among it (the signs of zero sums and the rounding of tiny
+ * products must come out alike). */
+static void *pattern_field(size_t points, int rb, unsigned seed)
+{
+    double *d = aligned_alloc(64, (points * (size_t)rb + 63) / 64 * 64);
+    float *f = (float *)d;
+    for (size_t i = 0; i < points; i++) {
+        unsigned h = (unsigned)((i + seed) * 2654435761u);
+        double v = (double)(h % 2003) / 97.0 - 10.0;
+        if (h % 17 == 0) v = -0.0;
+        if (h % 23 == 0) v = 0.0;
+        if (h % 29 == 0) v = (rb == 4 ? 1e-41 : 1e-310) * (h % 2 ? 1 : -1);
+        if (h % 211 == 0) v = h % 2 ? INFINITY : -INFINITY;
+        if (rb == 4)
+            f[i] = (float)v;
+        else
+            d[i] = v;
+    }
+    return d;
+}
+
+static size_t differing_bytes(const unsigned char *a, const unsigned char *b, size_t bytes, int rb)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < bytes; i += (size_t)rb)
+        count += memcmp(a + i, b + i, (size_t)rb) != 0;
+    return count;
+}
+
+/* One line (y, z) from x0 to x1 by the compiler's loops and by the AVX-512
+ * lines with both stores: fields equal bit for bit, and so equal outside
+ * the line (each starts as a copy of the same pattern). */
+static size_t avx512_line_differs(const struct stencil_layout *l, const void *in, int x0, int x1,
+                                  int y, int z)
+{
+    size_t bytes = layout_stored_points(l) * (size_t)l->real_bytes, off = 0;
+    unsigned char *want = pattern_field(layout_stored_points(l), l->real_bytes, 7);
+    cpu_line_portable(l, in, want, x0, x1, y, z);
+    for (int stream = 0; stream <= 1; stream++) {
+        unsigned char *got = pattern_field(layout_stored_points(l), l->real_bytes, 7);
+        cpu_avx512_lines(l, in, got, x0, x1, y, 1, z, stream);
+        cpu_avx512_fence();
+        off += differing_bytes(want, got, bytes, l->real_bytes);
+        free(got);
+    }
+    free(want);
+    return off;
+}
+
+static void test_avx512_lines_match_portable(void **state)
+{
+    (void)state;
+    if (!cpu_avx512_supported()) {
+        printf("no AVX-512 here: the AVX-512 lines are not run\n");
+        return;
+    }
+    for (int dim = 2; dim <= 3; dim++)
+        for (int rb = 4; rb <= 8; rb += 4)
+            for (int padded = 0; padded <= 1; padded++) {
+                struct stencil_layout l = {.dim = dim,
+                                           .ext = {53, 7, dim == 3 ? 5 : 1},
+                                           .real_bytes = rb,
+                                           .weights = {0.11, -0.23, 0.31, 0.43, -0.17, 0.29, 0.37}};
+                int lanes = 64 / rb;
+                l.pitch = padded ? (l.ext[0] + lanes - 1) / lanes * lanes : 0;
+                void *in = pattern_field(layout_stored_points(&l), rb, 1);
+                int z = dim == 3 ? 2 : 0;
+                for (int x0 = 1; x0 <= 18; x0++)
+                    for (int x1 = x0; x1 < l.ext[0]; x1 += x1 - x0 < 18 ? 1 : 7)
+                        for (int y = 1; y <= 3; y += 2) {
+                            size_t off = avx512_line_differs(&l, in, x0, x1, y, z);
+                            if (off != 0)
+                                fail_msg("%dD, %d-byte reals, %s lines, x %d..%d of line %d: %zu "
+                                         "points differ",
+                                         dim, rb, padded ? "padded" : "unpadded", x0, x1, y, off);
+                        }
+                free(in);
+            }
+}
+
+/* The lines' comparison sees one wrong point. */
+static void test_avx512_wrong_point_caught(void **state)
+{
+    (void)state;
+    if (!cpu_avx512_supported()) return;
+    struct stencil_layout l = {.dim = 3,
+                               .ext = {40, 6, 5},
+                               .pitch = 48,
+                               .real_bytes = 4,
+                               .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
+    size_t points = layout_stored_points(&l), bytes = points * 4;
+    float *in = pattern_field(points, 4, 1), *want = pattern_field(points, 4, 7);
+    float *got = pattern_field(points, 4, 7);
+    cpu_line_portable(&l, in, want, 3, 37, 2, 2);
+    cpu_avx512_lines(&l, in, got, 3, 37, 2, 1, 2, false);
+    assert_int_equal(differing_bytes((unsigned char *)want, (unsigned char *)got, bytes, 4), 0);
+    got[layout_index(&l, 20, 2, 2)] = nextafterf(got[layout_index(&l, 20, 2, 2)], INFINITY);
+    assert_int_equal(differing_bytes((unsigned char *)want, (unsigned char *)got, bytes, 4), 1);
+    free(in);
+    free(want);
+    free(got);
+}
+
 /* 3D sweeps go in tiles of y sized to the L2 (a few lines each on a field
  * this wide): with either stores every line of the box is computed once,
  * as cpu_line computes it line by line, and nothing outside the box is
@@ -120,7 +230,9 @@ static void test_tiles_cover_the_box(void **state)
     const int ext[3] = {4001, 13, 4};
     for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
         for (int rb = 4; rb <= 8; rb += 4) {
-            struct stencil_layout l = {.dim = 3, .real_bytes = rb, .threads = 1,
+            struct stencil_layout l = {.dim = 3,
+                                       .real_bytes = rb,
+                                       .threads = 1,
                                        .stores = stores,
                                        .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
             memcpy(l.ext, ext, sizeof l.ext);
@@ -144,7 +256,8 @@ static void test_tiles_cover_the_box(void **state)
                 off += memcmp(want + i, got + i, (size_t)rb) != 0;
             if (off != 0)
                 fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
-                         "line-by-line sweeps", ext[0], ext[1], ext[2], rb,
+                         "line-by-line sweeps",
+                         ext[0], ext[1], ext[2], rb,
                          stores == STORES_STREAMING ? "streaming" : "cached", off);
             free(in);
             free(want);
@@ -156,6 +269,8 @@ static void test_tiles_cover_the_box(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_avx512_lines_match_portable),
+        cmocka_unit_test(test_avx512_wrong_point_caught),
         cmocka_unit_test(test_streaming_same_bits),
         cmocka_unit_test(test_wrong_point_caught),
         cmocka_unit_test(test_tiles_cover_the_box),

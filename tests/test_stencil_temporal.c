@@ -91,6 +91,8 @@ static void test_unskewed_tiles_caught(void **state)
     /* b: by hand, tiles of 4 y lines, wavefront along z, no skew */
     double *f[2];
     size_t n = layout_points(&b.layout);
+    struct stencil_layout host = b.layout; /* the downloaded fields' lines: ext[0] apart */
+    host.pitch = 0;
     for (int i = 0; i < 2; i++) {
         f[i] = malloc(n * sizeof(double));
         b.ops->download(&b, f[i]);
@@ -103,7 +105,7 @@ static void test_unskewed_tiles_caught(void **state)
                 if (z < box[t].lo[2] || z >= box[t].hi[2]) continue;
                 for (int y = y0 < box[t].lo[1] ? box[t].lo[1] : y0; y < y0 + 4 && y < box[t].hi[1];
                      y++)
-                    cpu_line(&b.layout, f[t % 2], f[(t + 1) % 2], box[t].lo[0], box[t].hi[0], y, z);
+                    cpu_line(&host, f[t % 2], f[(t + 1) % 2], box[t].lo[0], box[t].hi[0], y, z);
             }
     b.ops->upload(&b, f[0]); /* 4 sweeps: the result is back in the first */
     b.ops->swap(&b);

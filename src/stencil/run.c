@@ -47,6 +47,7 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
         .cuda_rows = p->cuda_rows,
     };
     memcpy(l.ext, r->grid.ext, sizeof l.ext);
+    l.align_x = r->grid.halo[0];
     memcpy(l.weights, p->weights, sizeof l.weights);
     r->backend.ops = ops;
     int rc = ops->init(&r->backend, &l, m);
