@@ -426,8 +426,10 @@ static void teamshift_destroy(struct exchange *x)
 
 /* A pass to the box `distance` away along a ring of `ring` boxes: a
  * message each way at once (MPI_Irecv, MPI_Isend, MPI_Waitall; MPI_Isend,
- * MPI_Probe, MPI_Recv with varied payloads), or a copy where the
- * ring's length divides the distance.  `load`: messages on the busiest
+ * MPI_Probe, MPI_Recv with varied payloads), sending on the block the pass
+ * before received, with partners that pass at the same moment
+ * (model_lockstep), or a copy where the ring's length divides the
+ * distance.  `load`: messages on the busiest
  * port or link while every member passes (model_net_load; 2 without
  * model.torus). */
 static double pass_time(struct model_terms *t, const struct hockney *h, int ring, int distance,
@@ -437,7 +439,7 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
     if (distance % ring == 0) {
         model_copy(&one, h, 1.0, bytes);
     } else {
-        model_duplex(&one, h, 1.0, bytes);
+        model_lockstep(&one, h, 1.0, bytes);
         model_contention(&one, h, 1.0, load, bytes);
     }
     t->messages += one.messages;

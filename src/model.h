@@ -46,8 +46,11 @@ double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous)
 double model_block_bytes(const struct model_case *c, int d);
 /* `count` one-way messages of `bytes`, one after another: count c(m). */
 void model_message(struct model_terms *t, const struct hockney *h, double count, double bytes);
-/* `count` steps of a message each way at once (send and receive overlap): count x(m). */
-void model_duplex(struct model_terms *t, const struct hockney *h, double count, double bytes);
+/* `count` steps of a chain that every rank makes at once, a message each
+ * way in each (send and receive overlap): each step sends on what the step
+ * before received, as x(m) measures, and starts on both ranks together, as
+ * x0(m) measures; count times the larger of the two. */
+void model_lockstep(struct model_terms *t, const struct hockney *h, double count, double bytes);
 /* n messages of `bytes` each way, all in flight at once: x(m) + (n - 1) g(m). */
 void model_burst(struct model_terms *t, const struct hockney *h, double n, double bytes);
 /* The same as an exchange's first and only step, sending the payload just

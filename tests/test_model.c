@@ -245,7 +245,8 @@ static void test_module_models(void **state)
 }
 
 /* x0(m), the start curve: direct's one step costs it in place of x(m);
- * the modules that forward keep x(m); a file without it takes x(m). */
+ * Team Shift's passes cost the larger of x(m) and x0(m); shift-isend and
+ * the Shift keep x(m); a file without it takes x(m). */
 static void test_start_curve(void **state)
 {
     (void)state;
@@ -283,6 +284,21 @@ static void test_start_curve(void **state)
     assert_float_equal(before[0] - after[0], hockney_duplex(&h, 1000) / 2, 1e-15);
     for (int i = 1; i < 4; i++)
         assert_float_equal(after[i], before[i], 1e-15);
+    /* x0 = 2 x: Team Shift's passes, steps of a chain made in lockstep,
+     * cost the larger, x0 (each pass one message: x more); shift-isend's
+     * and the Shift's messages keep x(m) */
+    struct hockney twice = h;
+    for (int i = 0; i < twice.start.npoints; i++)
+        twice.start.point[i].time = 2 * h.duplex.point[i].time;
+    assert_int_equal(hockney_fit(&twice, &m), SB_OK);
+    for (int i = 1; i < 4; i++) {
+        struct model_terms t;
+        c.module = modules[i];
+        assert_int_equal(model_predict(&twice, &c, &t, NULL), SB_OK);
+        double passes = !strcmp(modules[i], "teamshift") ? t.messages : 0;
+        if (!strcmp(modules[i], "teamshift")) assert_true(passes >= 1);
+        assert_float_equal(t.time - before[i], passes * hockney_duplex(&h, 1000), 1e-12);
+    }
     /* 3x3x3 boxes at k = 1: 26 peers in one step, x0 + 25 g */
     struct model_case cube = {.module = "direct", .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z,
                               .dims = {3, 3, 3}, .team_size = 1, .bytes = 1000};
