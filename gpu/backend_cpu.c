@@ -21,7 +21,6 @@
 struct cpu_state {
     unsigned char *in, *out; /* lines padded to whole cache lines (layout.pitch) */
     size_t lead;             /* bytes before each field, so that x = align_x starts a cache line */
-    bool avx512;             /* the lines run gpu/backend_cpu_avx512.c */
     bool stream;             /* the plain sweeps store past the cache (backend_cpu_avx512.c) */
     size_t l2;               /* bytes of the L2 cache: 3D sweeps go in tiles that fit it */
     pthread_t worker;
@@ -46,7 +45,11 @@ static struct cpu_state *state(struct stencil_backend *b)
 }
 
 /* A field of `bytes`, zero, that starts `lead` bytes after a 64-byte
- * boundary; field_free frees it. */
+ * boundary; field_free frees it.  Zeroed here, page by page, so that no
+ * timed sweep pays the first touch of its output's pages (with calloc the
+ * first sweep of a run did).  (On a node of several sockets the pages then
+ * lie with this thread's socket, not with the OpenMP threads that sweep
+ * them.) */
 static unsigned char *field_alloc(size_t bytes, size_t lead)
 {
     size_t whole = (lead + bytes + 63) / 64 * 64;
@@ -87,14 +90,14 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
     b->layout = padded;
     b->impl = s;
     s->lead = lead;
-    s->avx512 = cpu_avx512_supported();
     /* auto: streaming where the fields of this node's ranks do not fit in
        the cache together, so that a sweep's stores would only evict (3D
        512^3 float, 1 rank, fields 2.3 times the last-level cache: 1.83-1.89
        GCells/s streaming against 1.40 cached; docs/commands/stencil.md) */
     double fields = 2.0 * (double)bytes * (l->node_ranks > 1 ? l->node_ranks : 1);
-    s->stream = s->avx512 && (l->stores == STORES_STREAMING ||
-                              (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes()));
+    s->stream = cpu_avx512_supported() &&
+                (l->stores == STORES_STREAMING ||
+                 (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes()));
     b->layout.stores = s->stream ? STORES_STREAMING : STORES_CACHED;
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     s->l2 = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
@@ -185,7 +188,12 @@ static void copy_box(const struct stencil_layout *l, unsigned char *field, const
             unsigned char *to = to_buffer ? buf : f;
             const unsigned char *from = to_buffer ? f : buf;
             if (narrow) {
-                if (y + 16 < box->hi[1]) __builtin_prefetch(f + 16 * pitch, !to_buffer);
+                if (y + 16 < box->hi[1]) { /* (the read/write hint must be a constant) */
+                    if (to_buffer)
+                        __builtin_prefetch(f + 16 * pitch, 0);
+                    else
+                        __builtin_prefetch(f + 16 * pitch, 1);
+                }
                 copy_short(to, from, row);
             } else {
                 memcpy(to, from, row);

@@ -11,13 +11,14 @@
  * sweep reads from memory at the next plane (plain sweeps go plane by
  * plane through tiles of y that keep three planes in the L2:
  * gpu/backend_cpu.c).  Measured on this project's development VM (3D
- * 512^3 float, one core, 16 sweeps of the own points): before, on
- * unpadded lines, 1.26-1.29 GCells/s with ordinary stores and 1.00-1.05
- * streaming (four lines side by side, a fence after each four); now, with
- * streaming stores, 1.05-1.10 with the lines starting one point before a
- * cache line, 1.56 aligned, 1.83-1.89 aligned with the prefetch.  Where the lines stay in the L2 cache they are
- * about as fast as the compiler's loops (3D 512 x 64 x 4: 4.05 against
- * 3.7-4.0 GCells/s; 2D 2048 x 128: 6.1 against 5.8).
+ * 512^3 float, one core, the best of 8 sweeps of the own points): before,
+ * on unpadded lines, 1.26-1.29 GCells/s with ordinary stores and
+ * 1.00-1.05 streaming (four lines side by side, a fence after each four);
+ * now, with streaming stores, 1.05-1.10 with the lines starting one point
+ * before a cache line, 1.56 aligned, 1.83-1.89 aligned with the prefetch.
+ * Where the lines stay in the L2 cache they are about as fast as the
+ * compiler's loops (3D 512 x 64 x 4: 4.05 against 3.7-4.0 GCells/s; 2D
+ * 2048 x 128: 6.1 against 5.8).
  *
  * Non-temporal stores: a sweep over a field larger than the cache reads it
  * once and writes the other field once.  Ordinary stores first read every
@@ -44,8 +45,9 @@
 
 /* Lines one call computes together with streaming stores: in 2D eight
  * (measured 0.97 of the copy's bandwidth against 0.85 with four, 0.77 with
- * two); in 3D one (four and eight measured slower: 0.49 against 0.56-0.61
- * with eight and four before this file aligned its vectors). */
+ * two); in 3D one (with aligned lines, in a scratch program of the same
+ * kernel, 512^3: one at a time 1.87 GCells/s, four 1.76; before the lines
+ * were aligned, four 0.56-0.61 of the copy and eight 0.49). */
 #define STREAM_LINES 8
 
 bool cpu_avx512_supported(void)
@@ -79,6 +81,11 @@ bool cpu_avx512_supported(void)
         const ptrdiff_t sy = (ptrdiff_t)layout_pitch(l), sz = sy * l->ext[1];                      \
         const int o = l->dim == 3 ? 1 : 0;                                                         \
         if (rows < 1 || x0 >= x1) return;                                                          \
+        if (rows > STREAM_LINES) { /* in groups the arrays below hold */                           \
+            NAME(l, in, out, x0, x1, y0, STREAM_LINES, z, stream);                                 \
+            NAME(l, in, out, x0, x1, y0 + STREAM_LINES, rows - STREAM_LINES, z, stream);           \
+            return;                                                                                \
+        }                                                                                          \
         V wv[7];                                                                                   \
         for (int i = 0; i < 7; i++)                                                                \
             wv[i] = SET1((T)l->weights[i]);                                                        \

@@ -28,6 +28,10 @@ static void setup_backend(struct stencil_backend *b, int dim, int real_bytes, in
                                .real_bytes = real_bytes,
                                .threads = 1,
                                .stores = stores,
+                               /* the streaming side's lines start a cache line
+                                  at x = 3 (a lead before the field), the
+                                  cached side's at x = 0 */
+                               .align_x = stores == STORES_STREAMING ? 3 : 0,
                                .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
     memcpy(l.ext, dim == 3 ? EXT3 : EXT2, sizeof l.ext);
     struct sb_msg m;
