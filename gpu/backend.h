@@ -84,6 +84,14 @@ static inline size_t layout_pitch(const struct stencil_layout *l)
     return l->pitch > 0 ? (size_t)l->pitch : (size_t)l->ext[0];
 }
 
+/* The pitch the CPU backend gives its fields: lines of ext0 points padded
+ * to whole 64-byte cache lines (gpu/backend_cpu.c). */
+static inline int layout_cache_line_pitch(int ext0, int real_bytes)
+{
+    int lanes = 64 / real_bytes;
+    return (ext0 + lanes - 1) / lanes * lanes;
+}
+
 /* Points of a field as the backend holds it, the padding of its lines
  * included. */
 static inline size_t layout_stored_points(const struct stencil_layout *l)

@@ -73,7 +73,7 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
        1.05-1.10 with the lines starting one point before a cache line) */
     struct stencil_layout padded = *l;
     int lanes = 64 / l->real_bytes;
-    padded.pitch = (l->ext[0] + lanes - 1) / lanes * lanes;
+    padded.pitch = layout_cache_line_pitch(l->ext[0], l->real_bytes);
     size_t bytes = layout_stored_points(&padded) * (size_t)l->real_bytes;
     size_t lead = (size_t)((lanes - l->align_x % lanes) % lanes) * (size_t)l->real_bytes;
     struct cpu_state *s = calloc(1, sizeof *s);
@@ -301,7 +301,7 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
     if (cpu_avx512_supported())
         cpu_avx512_lines(l, in, out, x0, x1, y, 1, z, false);
     else
-        run_from(l, in, out, x0, y, z, x1 - x0, false);
+        cpu_line_portable(l, in, out, x0, x1, y, z);
 }
 
 /* out = stencil(in) on one box, OpenMP over its lines (with streaming

@@ -252,8 +252,9 @@ static int check_host_memory(const struct stencil_plan *p, MPI_Comm comm, struct
     MPI_Comm_rank(comm, &rank);
     coords_of_rank(p->dims, rank, coords);
     grid_init(&g, p->base.dim, p->base.global, p->dims, coords, maxdepth);
-    /* the backend's lines padded to whole 64-byte cache lines (gpu/backend_cpu.c) */
-    double line = ceil((double)g.ext[0] * p->base.real_bytes / 64.0) * 64.0;
+    /* the backend's lines padded to whole cache lines, and a lead before each field */
+    int rb = p->base.real_bytes;
+    double line = (double)layout_cache_line_pitch(g.ext[0], rb) * rb;
     double need = 2.0 * (line * g.ext[1] * g.ext[2] + 64.0), most = 0;
     CHECK_MPI(MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
     double node = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);

@@ -184,8 +184,7 @@ static void test_avx512_lines_match_portable(void **state)
                                            .ext = {53, 7, dim == 3 ? 5 : 1},
                                            .real_bytes = rb,
                                            .weights = {0.11, -0.23, 0.31, 0.43, -0.17, 0.29, 0.37}};
-                int lanes = 64 / rb;
-                l.pitch = padded ? (l.ext[0] + lanes - 1) / lanes * lanes : 0;
+                l.pitch = padded ? layout_cache_line_pitch(l.ext[0], rb) : 0;
                 void *in = pattern_field(layout_stored_points(&l), rb, 1);
                 int z = dim == 3 ? 2 : 0;
                 for (int x0 = 1; x0 <= 18; x0++)
