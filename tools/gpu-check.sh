@@ -25,21 +25,23 @@
 #               backend; then tools/stencil_bench.py --backend cuda (plain
 #               against blocked sweeps and the device's copy roofline, 512
 #               and 256 sweeps a run) as INFO lines: no target has been set
-#               for a GPU (docs/results/gpu-h200.md has the one GPU's
-#               figures; this step has not yet run on one)
+#               for a GPU (on one H200 blocking was 0.85-1.00x the plain
+#               sweeps: docs/results/gpu-h200.md)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
 #
 # Without MPI or HDF5 on the GPU machine: on a machine with them, `make
 # CUDA=1 && tools/bundle-runtime.sh`, copy the checkout (with .devrt/) over,
 # and there run `source .devrt/env.sh && tools/gpu-check.sh results/gpu-check`.
-# MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS (default: the GPU count)
-# change the rank counts; OVERLAP_ARGS replaces the -s options added to the
+# STEPS (default "smoke matrix sanitizer bandwidth overlap temporal speed")
+# runs the named steps in the order given (smoke always runs, first: without
+# a working backend nothing else is tried), e.g. STEPS="temporal speed" to
+# repeat the last two.  MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS
+# (default: the GPU count) change the rank counts; OVERLAP_ARGS replaces the -s options added to the
 # overlap run (default "-s stencil.iterations=256 -s stencil.warmup=8"; ""
 # runs the file as it is); BENCH_ARGS adds options to tools/stencil_bench.py
-# (e.g. --sizes 2048,128 for a quick look).  On one H200 the steps before
-# the speed step took 7 minutes with the overlap run at 2048 iterations
-# (docs/results/gpu-h200.md); the whole script has not run there since.
+# (e.g. --sizes 2048,128 for a quick look).  On one H200 the whole script
+# took 251 s: 35 passed, 0 failed (docs/results/gpu-h200-check.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
@@ -74,6 +76,15 @@ fi
 if ! gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then gpus=0; fi
 [[ $gpus -gt 0 ]] || gpus=1
 
+ALL_STEPS="smoke matrix sanitizer bandwidth overlap temporal speed"
+steps=${STEPS:-$ALL_STEPS}
+for step in $steps; do
+    [[ " $ALL_STEPS " == *" $step "* ]] || {
+        echo "gpu-check: STEPS names '$step'; accepted: $ALL_STEPS" >&2
+        exit 2
+    }
+done
+
 # ---- smoke ------------------------------------------------------------------
 if "$bin" stencil -s stencil.backend=cuda -s stencil.size=256,256 -s stencil.depth=1,4 \
     -s stencil.iterations=16 -s stencil.verify=1 --out "$out/runs/smoke" \
@@ -86,55 +97,60 @@ else
 fi
 
 # ---- the bitwise matrix -------------------------------------------------------
-for np in ${MATRIX_RANKS:-1 2 4}; do
-    for dim in 2 3; do
-        for prec in float double; do
-            for pinned in 0 1; do
-                name="matrix ${dim}D $prec np=$np pinned=$pinned"
-                dir="$out/runs/matrix-$dim-$prec-$np-$pinned"
-                size=512,384
-                [[ $dim == 3 ]] && size=96,80,64
-                if "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda \
-                    -s stencil.dim=$dim -s stencil.size=$size -s stencil.precision=$prec \
-                    -s stencil.pinned=$pinned -s stencil.depth=1-8 -s stencil.exchange=all \
-                    -s stencil.overlap=0,1 -s stencil.iterations=33 -s stencil.verify=1 \
-                    --out "$dir" >"$dir.log" 2>&1 && identical "$dir" >>"$dir.log" 2>&1; then
-                    record PASS "$name" "32 points, 0 differing against the CPU backend"
-                else
-                    record FAIL "$name" "see runs/$(basename "$dir").log"
-                fi
+step_matrix() {
+    for np in ${MATRIX_RANKS:-1 2 4}; do
+        for dim in 2 3; do
+            for prec in float double; do
+                for pinned in 0 1; do
+                    name="matrix ${dim}D $prec np=$np pinned=$pinned"
+                    dir="$out/runs/matrix-$dim-$prec-$np-$pinned"
+                    size=512,384
+                    [[ $dim == 3 ]] && size=96,80,64
+                    if "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda \
+                        -s stencil.dim=$dim -s stencil.size=$size -s stencil.precision=$prec \
+                        -s stencil.pinned=$pinned -s stencil.depth=1-8 -s stencil.exchange=all \
+                        -s stencil.overlap=0,1 -s stencil.iterations=33 -s stencil.verify=1 \
+                        --out "$dir" >"$dir.log" 2>&1 && identical "$dir" >>"$dir.log" 2>&1; then
+                        record PASS "$name" "32 points, 0 differing against the CPU backend"
+                    else
+                        record FAIL "$name" "see runs/$(basename "$dir").log"
+                    fi
+                done
             done
         done
     done
-done
+}
 
 # ---- compute-sanitizer ----------------------------------------------------------
-for tool in memcheck racecheck synccheck; do
-    if ! command -v compute-sanitizer >/dev/null; then
-        record SKIP "sanitizer $tool" "compute-sanitizer not on PATH"
-        continue
-    fi
-    log="$out/runs/sanitizer-$tool.log"
-    if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
-        -s stencil.backend=cuda -s stencil.size=128,96 -s stencil.depth=1,3 \
-        -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=8 >"$log" 2>&1; then
-        record PASS "sanitizer $tool" "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
-    else
-        record FAIL "sanitizer $tool" "exit $? (see runs/sanitizer-$tool.log)"
-    fi
-done
+step_sanitizer() {
+    for tool in memcheck racecheck synccheck; do
+        if ! command -v compute-sanitizer >/dev/null; then
+            record SKIP "sanitizer $tool" "compute-sanitizer not on PATH"
+            continue
+        fi
+        log="$out/runs/sanitizer-$tool.log"
+        if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
+            -s stencil.backend=cuda -s stencil.size=128,96 -s stencil.depth=1,3 \
+            -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=8 >"$log" 2>&1; then
+            record PASS "sanitizer $tool" "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
+        else
+            record FAIL "sanitizer $tool" "exit $? (see runs/sanitizer-$tool.log)"
+        fi
+    done
+}
 
 # ---- bandwidth against the device's copies ----------------------------------------
-# SIZE ROWS: the default kernel is judged; one point per thread is shown.
-for point in "4096,4096 auto" "16384,8192 auto" "16384,8192 1"; do
-    read -r size rows <<<"$point"
-    dir="$out/runs/bandwidth-${size/,/x}-rows-$rows"
-    name="bandwidth at ${size}"
-    [[ $rows == auto ]] || name="$name, stencil.cuda_rows=$rows"
-    if "$bin" stencil -s stencil.backend=cuda -s stencil.size="$size" -s stencil.iterations=1 \
-        -s stencil.cuda_rows="$rows" -s stencil.calibrate=1 --out "$dir" >"$dir.log" 2>&1 &&
-        [[ -n $PY ]]; then
-        read -r verdict detail < <("$PY" - "$dir" <<'EOF'
+step_bandwidth() {
+    # SIZE ROWS: the default kernel is judged; one point per thread is shown.
+    for point in "4096,4096 auto" "16384,8192 auto" "16384,8192 1"; do
+        read -r size rows <<<"$point"
+        dir="$out/runs/bandwidth-${size/,/x}-rows-$rows"
+        name="bandwidth at ${size}"
+        [[ $rows == auto ]] || name="$name, stencil.cuda_rows=$rows"
+        if "$bin" stencil -s stencil.backend=cuda -s stencil.size="$size" -s stencil.iterations=1 \
+            -s stencil.cuda_rows="$rows" -s stencil.calibrate=1 --out "$dir" >"$dir.log" 2>&1 &&
+            [[ -n $PY ]]; then
+            read -r verdict detail < <("$PY" - "$dir" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1] + "/summary.json"))["results"]
 c = r["calibration"]
@@ -144,62 +160,75 @@ print("PASS" if ok else "FAIL",
       f"ratio {c['ratio']:.3f}, rows per thread {r['cuda_rows']}, field "
       f"{c['field_bytes_per_rank'] / 1e6:.0f} MB (L2 {c['cache_bytes'] / 1e6:.0f} MB)")
 EOF
-        )
-        [[ $rows == auto ]] || verdict=INFO
-        record "$verdict" "$name" "$detail"
-    else
-        record FAIL "$name" "see runs/$(basename "$dir").log (python3 needed)"
-    fi
-done
-
-# ---- the overlap run of the paper's 2D case -----------------------------------------
-np=${OVERLAP_RANKS:-$gpus}
-dir="$out/runs/valen-2d"
-overlap_args=${OVERLAP_ARGS--s stencil.iterations=256 -s stencil.warmup=8}
-# shellcheck disable=SC2086 # a list of words
-if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.backend=cuda \
-    $overlap_args --out "$dir" >"$dir.log" 2>&1; then
-    record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
-else
-    record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"
-fi
-
-# ---- temporal blocking ---------------------------------------------------------------
-for np in 1 2; do
-    for dim in 2 3; do
-        name="temporal ${dim}D np=$np"
-        dir="$out/runs/temporal-$dim-$np"
-        size=512,384
-        [[ $dim == 3 ]] && size=96,80,64
-        ok=1
-        for tile in 2 0; do
-            "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda -s stencil.dim=$dim \
-                -s stencil.size=$size -s stencil.blocking=temporal -s stencil.tile=$tile \
-                -s stencil.depth=1-8 -s stencil.overlap=0,1 -s stencil.iterations=33 \
-                -s stencil.verify=1 --out "$dir-$tile" >"$dir-$tile.log" 2>&1 &&
-                identical "$dir-$tile" >>"$dir-$tile.log" 2>&1 &&
-                grep -q 'temporal blocking: the sweeps between' "$dir-$tile.log" || ok=0
-        done
-        if [[ $ok == 1 ]]; then
-            record PASS "$name" "tiles of 2 planes and sized to the L2: 0 differing against the CPU backend"
+            )
+            [[ $rows == auto ]] || verdict=INFO
+            record "$verdict" "$name" "$detail"
         else
-            record FAIL "$name" "see runs/$(basename "$dir")-*.log"
+            record FAIL "$name" "see runs/$(basename "$dir").log (python3 needed)"
         fi
     done
+}
+
+# ---- the overlap run of the paper's 2D case -----------------------------------------
+step_overlap() {
+    np=${OVERLAP_RANKS:-$gpus}
+    dir="$out/runs/valen-2d"
+    overlap_args=${OVERLAP_ARGS--s stencil.iterations=256 -s stencil.warmup=8}
+    # shellcheck disable=SC2086 # a list of words
+    if "${MPIRUN[@]}" -np "$np" "$bin" stencil -c configs/valen-2d.ini -s stencil.backend=cuda \
+        $overlap_args --out "$dir" >"$dir.log" 2>&1; then
+        record PASS "overlap configs/valen-2d.ini np=$np" "see runs/valen-2d/stencil.csv"
+    else
+        record FAIL "overlap configs/valen-2d.ini np=$np" "exit $? (see runs/valen-2d.log)"
+    fi
+}
+
+# ---- temporal blocking ---------------------------------------------------------------
+step_temporal() {
+    for np in 1 2; do
+        for dim in 2 3; do
+            name="temporal ${dim}D np=$np"
+            dir="$out/runs/temporal-$dim-$np"
+            size=512,384
+            [[ $dim == 3 ]] && size=96,80,64
+            ok=1
+            for tile in 2 0; do
+                "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda -s stencil.dim=$dim \
+                    -s stencil.size=$size -s stencil.blocking=temporal -s stencil.tile=$tile \
+                    -s stencil.depth=1-8 -s stencil.overlap=0,1 -s stencil.iterations=33 \
+                    -s stencil.verify=1 --out "$dir-$tile" >"$dir-$tile.log" 2>&1 &&
+                    identical "$dir-$tile" >>"$dir-$tile.log" 2>&1 &&
+                    grep -q 'temporal blocking: the sweeps between' "$dir-$tile.log" || ok=0
+            done
+            if [[ $ok == 1 ]]; then
+                record PASS "$name" "tiles of 2 planes and sized to the L2: 0 differing against the CPU backend"
+            else
+                record FAIL "$name" "see runs/$(basename "$dir")-*.log"
+            fi
+        done
+    done
+}
+
+# ---- the speed of temporal blocking (INFO lines) ----------------------------
+step_speed() {
+    # shellcheck disable=SC2086 # BENCH_ARGS is a list of words
+    if [[ -n $PY ]] && "$PY" tools/stencil_bench.py "$out/runs/stencil-bench" --backend cuda --np 1 \
+        --rounds 1 --iterations 512,256 --warmup 8 --shiftbox "$bin" ${BENCH_ARGS:-} >"$out/runs/stencil-bench.log" 2>&1; then
+        infos=0
+        while read -r line; do
+            record INFO "temporal speed" "$line"
+            infos=$((infos + 1))
+        done < <(grep -E '^(# )?stencil cuda' "$out/runs/stencil-bench.log" | sed 's/^# //; s/; GCells\/s, the medians.*//')
+        [[ $infos -gt 0 ]] ||
+            record FAIL "temporal speed" "no 'stencil cuda' line in runs/stencil-bench.log"
+    else
+        record FAIL "temporal speed" "tools/stencil_bench.py --backend cuda failed (see runs/stencil-bench.log; python3 needed)"
+    fi
+}
+
+for step in $steps; do
+    [[ $step == smoke ]] || "step_$step"
 done
-# shellcheck disable=SC2086 # BENCH_ARGS is a list of words
-if [[ -n $PY ]] && "$PY" tools/stencil_bench.py "$out/runs/stencil-bench" --backend cuda --np 1 \
-    --rounds 1 --iterations 512,256 --warmup 8 --shiftbox "$bin" ${BENCH_ARGS:-} >"$out/runs/stencil-bench.log" 2>&1; then
-    infos=0
-    while read -r line; do
-        record INFO "temporal speed" "$line"
-        infos=$((infos + 1))
-    done < <(grep -E '^(# )?stencil cuda' "$out/runs/stencil-bench.log" | sed 's/^# //; s/; GCells\/s, the medians.*//')
-    [[ $infos -gt 0 ]] ||
-        record FAIL "temporal speed" "no 'stencil cuda' line in runs/stencil-bench.log"
-else
-    record FAIL "temporal speed" "tools/stencil_bench.py --backend cuda failed (see runs/stencil-bench.log; python3 needed)"
-fi
 
 # ---- summary -----------------------------------------------------------------------
 {
