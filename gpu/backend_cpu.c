@@ -38,6 +38,9 @@ static double now(void)
 }
 
 static size_t cpu_cache_bytes(void);
+/* stencil.stores = auto streams where the fields exceed this share of the
+ * last-level cache (measured: cpu_init) */
+#define STREAM_CACHE_SHARE 8
 
 static struct cpu_state *state(struct stencil_backend *b)
 {
@@ -90,14 +93,21 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
     b->layout = padded;
     b->impl = s;
     s->lead = lead;
-    /* auto: streaming where the fields of this node's ranks do not fit in
-       the cache together, so that a sweep's stores would only evict (3D
-       512^3 float, 1 rank, fields 2.3 times the last-level cache: 1.83-1.89
-       GCells/s streaming against 1.40 cached; docs/commands/stencil.md) */
+    /* auto: streaming where the fields of this node's ranks are too large
+       for the next sweep to find its input in the cache, so that a sweep's
+       stores would only evict.  That happens long before they fill the
+       last-level cache the system reports: on this project's VM (480 MiB
+       reported) cached stores won with two fields of 34 MB (2D 2048^2:
+       2.75 against 2.08-2.14 GCells/s) and 60 MB (3D 192^3: 2.12-2.16
+       against 1.73-1.75 for the sweeps), streaming with 75 MB (2D 3072^2,
+       1.04-1.06x) and from 95 MB on (3D 224^3 1.06-1.18x, 2D 4096^2
+       1.44-1.50x, 3D 512^3 1.3x); an eighth of the reported cache lies
+       between (docs/commands/stencil.md). */
     double fields = 2.0 * (double)bytes * (l->node_ranks > 1 ? l->node_ranks : 1);
-    s->stream = cpu_avx512_supported() &&
-                (l->stores == STORES_STREAMING ||
-                 (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes()));
+    s->stream =
+        cpu_avx512_supported() &&
+        (l->stores == STORES_STREAMING ||
+         (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes() / STREAM_CACHE_SHARE));
     b->layout.stores = s->stream ? STORES_STREAMING : STORES_CACHED;
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     s->l2 = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;

@@ -109,6 +109,28 @@ else
 fi
 halo_fault_caught "streaming stores" stencil.stores=streaming
 
+# stencil.stores=auto: streaming where the two fields exceed an eighth of
+# the last-level cache (gpu/backend_cpu.c, cpu_cache_bytes), cached below;
+# one field twice that share and one a quarter of it, 1 rank
+cache=$(getconf LEVEL3_CACHE_SIZE 2>/dev/null || echo 0)
+[[ $cache -gt 0 ]] || cache=$(getconf LEVEL2_CACHE_SIZE 2>/dev/null || echo 0)
+[[ $cache -gt 0 ]] || cache=$((32 << 20))
+auto_stores() { # EDGE: the stores an auto 2D float run of EDGE^2 points chose
+    "${MPIRUN[@]}" -np 1 "$SHIFTBOX" stencil -s stencil.size="$1" -s stencil.depth=1 \
+        -s stencil.iterations=1 --out "$TEST_TMP/auto-$1" >/dev/null 2>&1 &&
+        tail -n 1 "$TEST_TMP/auto-$1/stencil.csv" | cut -d, -f25
+}
+# two fields of 4 bytes a point: edge^2 * 8 = cache / 8 * share
+large=$($PY -c "import math; print(math.ceil(math.sqrt($cache / 8 * 2 / 8)))")
+small=$($PY -c "import math; print(math.ceil(math.sqrt($cache / 8 / 4 / 8)))")
+got_large=$(auto_stores "$large") got_small=$(auto_stores "$small")
+if [[ $got_large == "$want_stores" && $got_small == cached ]]; then
+    pass "stencil.stores=auto: $want_stores at ${large}^2, cached at ${small}^2 (last-level cache $((cache >> 20)) MiB)"
+else
+    fail "stencil.stores=auto chose '$got_large' at ${large}^2 and '$got_small' at ${small}^2" \
+        "$TEST_TMP/auto-$large/stencil.csv"
+fi
+
 # ---- faults are caught ------------------------------------------------------------
 expect "one corrupted halo value fails verification (exit 1)" 1 'verified: false' \
     'points differ from the single-rank depth-1 run' 'fault injected after exchange 1' -- \
