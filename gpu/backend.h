@@ -67,8 +67,9 @@ static inline int sweep_rows(int requested, int real_bytes)
 }
 
 /* How the CPU's plain sweeps store (stencil.stores): streaming past the
- * cache where the fields do not fit in it together (auto), or always one
- * way.  Streaming needs AVX-512; without it the sweeps store as usual. */
+ * cache where the fields exceed an eighth of the reported last-level cache
+ * (auto, gpu/backend_cpu.c), or always one way.  Streaming needs AVX-512;
+ * without it the sweeps store as usual. */
 enum { STORES_AUTO, STORES_CACHED, STORES_STREAMING };
 
 /* Points of a field as the host holds it (upload, download): lines of

@@ -98,11 +98,13 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
        stores would only evict.  That happens long before they fill the
        last-level cache the system reports: on this project's VM (480 MiB
        reported) cached stores won with two fields of 34 MB (2D 2048^2:
-       2.75 against 2.08-2.14 GCells/s) and 60 MB (3D 192^3: 2.12-2.16
-       against 1.73-1.75 for the sweeps), streaming with 75 MB (2D 3072^2,
-       1.04-1.06x) and from 95 MB on (3D 224^3 1.06-1.18x, 2D 4096^2
-       1.44-1.50x, 3D 512^3 1.3x); an eighth of the reported cache lies
-       between (docs/commands/stencil.md). */
+       2.75-2.76 against 2.08-2.14 GCells/s) and 62.6 MB (3D 192^3:
+       2.12-2.16 against 1.73-1.75 for the sweeps), streaming with 76 MB
+       (2D 3072^2, 1.04-1.06x) and from 98 MB on (3D 224^3 1.06-1.18x, 2D
+       4096^2 1.44-1.50x, 3D 512^3 1.3x); an eighth of the reported cache
+       (62.9 MB there) lies between.  One VM's measurement: where the
+       reported cache is what a process can use, this may stream fields
+       that would fit (docs/commands/stencil.md). */
     double fields = 2.0 * (double)bytes * (l->node_ranks > 1 ? l->node_ranks : 1);
     s->stream =
         cpu_avx512_supported() &&

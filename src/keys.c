@@ -260,7 +260,7 @@ const struct key_spec config_keys[] = {
      "by side in 2D, one line at a time in 3D; AVX-512 with a GCC build, elsewhere cached; "
      "gpu/backend_cpu_avx512.c), so that a sweep moves what a copy moves; cached: ordinary "
      "stores; auto: streaming where the two fields of this node's ranks exceed an eighth of the "
-     "last-level cache (measured crossover); the same bits either way"},
+     "last-level cache (the crossover measured on one VM); the same bits either way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
      "field; temporal: all d in one pass, tile by tile in the cache (CPU: "

@@ -22,11 +22,12 @@
 #               of an exchange tile by tile in the L2 cache) in 2D/3D on 1
 #               and 2 ranks, tiles of 2 planes and sized to the L2, depths
 #               1-8, overlap 0/1: every point bit for bit equal to the CPU
-#               backend; then tools/stencil_bench.py --backend cuda (plain
-#               against blocked sweeps and the device's copy roofline, 512
-#               and 256 sweeps a run) as INFO lines: no target has been set
-#               for a GPU (on one H200 blocking was 0.85-1.00x the plain
-#               sweeps: docs/results/gpu-h200.md)
+#               backend
+#   speed       tools/stencil_bench.py --backend cuda (plain against
+#               blocked sweeps and the device's copy roofline, 512 and 256
+#               sweeps a run) as INFO lines: no target has been set
+#               for a GPU (on one H200 blocking was 0.71-0.88x the plain
+#               sweeps at depths 4 and 8: docs/results/gpu-h200.md)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
 #
@@ -37,14 +38,23 @@
 # runs the named steps in the order given (smoke always runs, first: without
 # a working backend nothing else is tried), e.g. STEPS="temporal speed" to
 # repeat the last two.  MATRIX_RANKS (default "1 2 4") and OVERLAP_RANKS
-# (default: the GPU count) change the rank counts; OVERLAP_ARGS replaces the -s options added to the
-# overlap run (default "-s stencil.iterations=256 -s stencil.warmup=8"; ""
-# runs the file as it is); BENCH_ARGS adds options to tools/stencil_bench.py
-# (e.g. --sizes 2048,128 for a quick look).  On one H200 the whole script
+# (default: the GPU count) change the rank counts; OVERLAP_ARGS replaces
+# the -s options added to the overlap run (default "-s
+# stencil.iterations=256 -s stencil.warmup=8"; "" runs the file as it is);
+# BENCH_ARGS adds options to tools/stencil_bench.py (e.g. --sizes 2048,128
+# for a quick look).  On one H200 the whole script
 # took 251 s: 35 passed, 0 failed (docs/results/gpu-h200-check.txt).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
+ALL_STEPS="smoke matrix sanitizer bandwidth overlap temporal speed"
+steps=${STEPS:-$ALL_STEPS}
+for step in $steps; do
+    [[ " $ALL_STEPS " == *" $step "* ]] || {
+        echo "gpu-check: STEPS names '$step'; accepted: $ALL_STEPS" >&2
+        exit 2
+    }
+done
 bin=${2:-build/shiftbox}
 PY=$(command -v python3 || true)
 mkdir -p "$out/runs"
@@ -75,15 +85,6 @@ if [[ ! -x $bin ]]; then
 fi
 if ! gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then gpus=0; fi
 [[ $gpus -gt 0 ]] || gpus=1
-
-ALL_STEPS="smoke matrix sanitizer bandwidth overlap temporal speed"
-steps=${STEPS:-$ALL_STEPS}
-for step in $steps; do
-    [[ " $ALL_STEPS " == *" $step "* ]] || {
-        echo "gpu-check: STEPS names '$step'; accepted: $ALL_STEPS" >&2
-        exit 2
-    }
-done
 
 # ---- smoke ------------------------------------------------------------------
 if "$bin" stencil -s stencil.backend=cuda -s stencil.size=256,256 -s stencil.depth=1,4 \
