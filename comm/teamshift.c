@@ -483,14 +483,16 @@ static double pass_load(const struct hockney *h, const struct model_case *c, int
  * them into offset order.  The phase ends when the leader holds the next
  * block.  c = 1 walks the window in order: no broadcast, no gather.  On a
  * torus (model.torus) the passes share links and ports (pass_load); the
- * broadcast and the gather stay inside a team, costed as without.  Messages
- * counted are the leader's: its broadcast sends, its passes, the parts it
- * gathers. */
+ * broadcast and the gather stay inside a team, costed as without.  The
+ * leader first copies its payload into the buffer (teamshift_run), as the
+ * Shifts do.  Messages counted are the leader's: its broadcast sends, its
+ * passes, the parts it gathers. */
 static void teamshift_model(const struct hockney *h, const struct model_case *c,
                             struct model_terms *t)
 {
     int team = c->team_size < MODEL_TEAM ? c->team_size : MODEL_TEAM, k = c->k;
     double total = c->bytes;
+    model_copy(t, h, 1.0, c->bytes);
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);

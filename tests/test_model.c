@@ -1,6 +1,7 @@
 /* The Hockney model and the cost models: seed 000's Tables 2-6 reproduced
  * from its Table 1, the fit recovering known parameters (and the protocol
  * break), and the ping-pong helpers of seed 002. */
+#include <stdio.h>
 #include "cmocka_prelude.h"
 #include "../comm/exchange.h"
 #include "../src/hockney.h"
@@ -244,6 +245,40 @@ static void test_module_models(void **state)
     assert_int_equal(model_predict(&h, &c, &team4, NULL), SB_EUSAGE);
 }
 
+/* Copies cost the measured memcpy (docs/MODEL.md, assumption 6): with a
+ * copy curve added, every module pays its own payload's copy into its
+ * buffer once, and Team Shift at c = 1 also the own block it keeps at
+ * window offset 0 (k = 1 on a ring of 2: its skew and step are passes);
+ * the Shifts on a ring of 2 copy nothing else. */
+static void test_copies(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    struct model_case c = {.k = 1, .phases = PHASE_X, .dims = {2, 1, 1}, .team_size = 1,
+                           .bytes = 1000, .rendezvous = true};
+    static const char *const modules[] = {"shift", "shift-isend", "teamshift"};
+    static const double copies[] = {1, 1, 2};
+    double before[3];
+    for (int i = 0; i < 3; i++) {
+        struct model_terms t;
+        c.module = modules[i];
+        assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
+        before[i] = t.time;
+    }
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){0, 0};
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){1e6, 1e-4}; /* 100 ps a byte */
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    for (int i = 0; i < 3; i++) {
+        struct model_terms t;
+        c.module = modules[i];
+        assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
+        /* parenthesised: cmocka casts its first argument to float */
+        assert_float_equal((t.time - before[i]), (copies[i] * hockney_copy(&h, 1000)), 1e-13);
+    }
+}
+
 /* x0(m), the start curve: direct's one step costs it in place of x(m);
  * Team Shift's passes cost the larger of x(m) and x0(m); shift-isend and
  * the Shift keep x(m); a file without it takes x(m). */
@@ -452,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
         cmocka_unit_test(test_start_curve),
+        cmocka_unit_test(test_copies),
         cmocka_unit_test(test_gather_early_part),
         cmocka_unit_test(test_torus_loads),
         cmocka_unit_test(test_shift_turn_loads),
