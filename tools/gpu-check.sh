@@ -29,7 +29,10 @@
 #               for a GPU (on one H200 blocking was 0.71-0.88x the plain
 #               sweeps at depths 4 and 8: docs/results/gpu-h200.md)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
-# each run's own output under OUTDIR/runs/.  Exit 0 when nothing failed.
+# each run's own output under OUTDIR/runs/, also when the smoke test fails
+# (its FAIL line then quotes the run's error).  Exit 0 when nothing failed,
+# 1 when a check failed, 2 on bad usage.  OUTDIR and BINARY are taken
+# relative to where the script is called; the runs start in the checkout.
 #
 # Without MPI or HDF5 on the GPU machine: on a machine with them, `make
 # CUDA=1 && tools/bundle-runtime.sh`, copy the checkout (with .devrt/) over,
@@ -45,8 +48,18 @@
 # for a quick look).  On one H200 the whole script
 # took 251 s: 35 passed, 0 failed (docs/results/gpu-h200-check.txt).
 set -uo pipefail
+if [[ $# -lt 1 || $# -gt 2 ]]; then
+    echo "usage: tools/gpu-check.sh OUTDIR [BINARY]   (STEPS, MATRIX_RANKS, OVERLAP_RANKS," >&2
+    echo "       OVERLAP_ARGS, BENCH_ARGS: see the comment at the top of this file)" >&2
+    exit 2
+fi
+# OUTDIR and BINARY as the caller named them, before moving to the checkout
+out=$1
+[[ $out == /* ]] || out=$PWD/$out
+bin=${2:-}
+[[ -z $bin || $bin == /* ]] || bin=$PWD/$bin
 cd "$(dirname "$0")/.." || exit 2
-out=${1:?usage: tools/gpu-check.sh OUTDIR [BINARY]}
+bin=${bin:-build/shiftbox}
 ALL_STEPS="smoke matrix sanitizer bandwidth overlap temporal speed"
 steps=${STEPS:-$ALL_STEPS}
 for step in $steps; do
@@ -55,12 +68,24 @@ for step in $steps; do
         exit 2
     }
 done
-bin=${2:-build/shiftbox}
 PY=$(command -v python3 || true)
 mkdir -p "$out/runs"
 : >"$out/gpu-check.tsv"
 [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe)
+
+# The report so far: OUTDIR/gpu-check.txt and gpu-check.json from the records.
+write_summary() {
+    {
+        echo "gpu-check $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nvidia-smi -L 2>/dev/null | head -1)"
+        awk -F'\t' '{printf "%-4s %s: %s\n", $1, $2, $3}' "$out/gpu-check.tsv"
+        awk -F'\t' '{n[$1]++} END {printf "%d passed, %d failed, %d skipped\n", n["PASS"], n["FAIL"], n["SKIP"]}' \
+            "$out/gpu-check.tsv"
+    } >"$out/gpu-check.txt"
+    awk -F'\t' 'BEGIN {print "["} {gsub(/"/, "\\\"", $3); printf "%s{\"status\": \"%s\", \"check\": \"%s\", \"detail\": \"%s\"}", (NR > 1 ? ",\n" : ""), $1, $2, $3} END {print "\n]"}' \
+        "$out/gpu-check.tsv" >"$out/gpu-check.json"
+    tail -n 1 "$out/gpu-check.txt"
+}
 
 record() { # STATUS NAME DETAIL
     printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/gpu-check.tsv"
@@ -81,6 +106,7 @@ EOF
 
 if [[ ! -x $bin ]]; then
     record FAIL build "$bin not found (make CUDA=1)"
+    write_summary
     exit 1
 fi
 if ! gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then gpus=0; fi
@@ -92,8 +118,10 @@ if "$bin" stencil -s stencil.backend=cuda -s stencil.size=256,256 -s stencil.dep
     >"$out/runs/smoke.log" 2>&1; then
     record PASS smoke "$(grep -m1 -o 'cuda [a-z]*, [0-9]* iterations' "$out/runs/smoke.log")"
 else
-    record FAIL smoke "exit $? (see runs/smoke.log)"
-    echo "the CUDA backend does not run here; the other checks are left out"
+    rc=$?
+    why=$(grep -m1 -iE 'error|no usable|not found' "$out/runs/smoke.log" | cut -c1-200)
+    record FAIL smoke "exit $rc: ${why:-see runs/smoke.log} (the other checks are left out)"
+    write_summary
     exit 1
 fi
 
@@ -231,14 +259,5 @@ for step in $steps; do
     [[ $step == smoke ]] || "step_$step"
 done
 
-# ---- summary -----------------------------------------------------------------------
-{
-    echo "gpu-check $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nvidia-smi -L 2>/dev/null | head -1)"
-    awk -F'\t' '{printf "%-4s %s: %s\n", $1, $2, $3}' "$out/gpu-check.tsv"
-    awk -F'\t' '{n[$1]++} END {printf "%d passed, %d failed, %d skipped\n", n["PASS"], n["FAIL"], n["SKIP"]}' \
-        "$out/gpu-check.tsv"
-} >"$out/gpu-check.txt"
-awk -F'\t' 'BEGIN {print "["} {gsub(/"/, "\\\"", $3); printf "%s{\"status\": \"%s\", \"check\": \"%s\", \"detail\": \"%s\"}", (NR > 1 ? ",\n" : ""), $1, $2, $3} END {print "\n]"}' \
-    "$out/gpu-check.tsv" >"$out/gpu-check.json"
-tail -n 1 "$out/gpu-check.txt"
+write_summary
 ! grep -q '^FAIL' "$out/gpu-check.tsv"
