@@ -25,6 +25,16 @@ static void fill(struct stencil_backend *b, unsigned seed)
     free(f);
 }
 
+/* Points of `rb` bytes where `bytes` at a and at b differ, bit for bit. */
+static size_t differing_points(const void *a, const void *b, size_t bytes, int rb)
+{
+    const unsigned char *pa = a, *pb = b;
+    size_t count = 0;
+    for (size_t i = 0; i < bytes; i += (size_t)rb)
+        count += memcmp(pa + i, pb + i, (size_t)rb) != 0;
+    return count;
+}
+
 /* Points where the two backends' fields differ, `in` and `out` both. */
 static size_t differing(struct stencil_backend *a, struct stencil_backend *b)
 {
@@ -33,8 +43,7 @@ static size_t differing(struct stencil_backend *a, struct stencil_backend *b)
     for (int side = 0; side < 2; side++) {
         a->ops->download(a, fa);
         b->ops->download(b, fb);
-        for (size_t i = 0; i < bytes; i += (size_t)a->layout.real_bytes)
-            count += memcmp(fa + i, fb + i, (size_t)a->layout.real_bytes) != 0;
+        count += differing_points(fa, fb, bytes, a->layout.real_bytes);
         a->ops->swap(a);
         b->ops->swap(b);
     }

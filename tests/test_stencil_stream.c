@@ -142,14 +142,6 @@ static void *pattern_field(size_t points, int rb, unsigned seed)
     return d;
 }
 
-static size_t differing_bytes(const unsigned char *a, const unsigned char *b, size_t bytes, int rb)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < bytes; i += (size_t)rb)
-        count += memcmp(a + i, b + i, (size_t)rb) != 0;
-    return count;
-}
-
 /* One line (y, z) from x0 to x1 by the compiler's loops and by the AVX-512
  * lines with both stores: fields equal bit for bit, and so equal outside
  * the line (each starts as a copy of the same pattern). */
@@ -163,7 +155,7 @@ static size_t avx512_line_differs(const struct stencil_layout *l, const void *in
         unsigned char *got = pattern_field(layout_stored_points(l), l->real_bytes, 7);
         cpu_avx512_lines(l, in, got, x0, x1, y, 1, z, stream);
         cpu_avx512_fence();
-        off += differing_bytes(want, got, bytes, l->real_bytes);
+        off += differing_points(want, got, bytes, l->real_bytes);
         free(got);
     }
     free(want);
@@ -215,9 +207,9 @@ static void test_avx512_wrong_point_caught(void **state)
     float *got = pattern_field(points, 4, 7);
     cpu_line_portable(&l, in, want, 3, 37, 2, 2);
     cpu_avx512_lines(&l, in, got, 3, 37, 2, 1, 2, false);
-    assert_int_equal(differing_bytes((unsigned char *)want, (unsigned char *)got, bytes, 4), 0);
+    assert_int_equal(differing_points(want, got, bytes, 4), 0);
     got[layout_index(&l, 20, 2, 2)] = nextafterf(got[layout_index(&l, 20, 2, 2)], INFINITY);
-    assert_int_equal(differing_bytes((unsigned char *)want, (unsigned char *)got, bytes, 4), 1);
+    assert_int_equal(differing_points(want, got, bytes, 4), 1);
     free(in);
     free(want);
     free(got);
@@ -254,9 +246,7 @@ static void test_tiles_cover_the_box(void **state)
             assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
             b.ops->swap(&b);
             b.ops->download(&b, got);
-            size_t off = 0;
-            for (size_t i = 0; i < bytes; i += (size_t)rb)
-                off += memcmp(want + i, got + i, (size_t)rb) != 0;
+            size_t off = differing_points(want, got, bytes, rb);
             if (off != 0)
                 fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
                          "line-by-line sweeps",
