@@ -26,7 +26,10 @@
 # Memory: every run's peak resident set (the largest rank's, GNU time's %M
 # of mpirun, which takes its children's), less the same program's peak on
 # 4^3 cells (256 atoms: its empty baseline), in bytes per atom of one rank;
-# ShiftBox's against LAMMPS's (the issue's target: no more).
+# the median of the RUNS runs less the median of RUNS baselines (one peak
+# swings by about 1 MB between runs here: 60 bytes per atom at 32 000 atoms
+# on 2 ranks), with the runs' range; ShiftBox's against LAMMPS's (the
+# issue's target: no more).
 #
 # Environment: NPS ("1 2"), RUNS (3), STEPS (100), MINIMD_DIR, EXACT_SKIN, LMP (lmp),
 # SHIFTBOX (build/shiftbox), OUT (results/bench/peers).  Rank counts above
@@ -119,9 +122,11 @@ run_one() { # run_one PROGRAM NP CELLS DIR
 }
 
 
-for np in $NPS; do # the empty baselines of memory
-    for program in "${programs[@]}"; do
-        run_one "$program" "$np" 4 "$OUT/4-$np-$program-baseline"
+for np in $NPS; do # the empty baselines of memory, RUNS times (a peak swings by about 1 MB)
+    for ((run = 1; run <= RUNS; run++)); do
+        for program in "${programs[@]}"; do
+            run_one "$program" "$np" 4 "$OUT/4-$np-$program-baseline-$run"
+        done
     done
 done
 for cells in "${sizes[@]}"; do
@@ -196,13 +201,16 @@ for cells in sizes:
                     ratio = med[mine] / med[peer]
                     print(f"{mine} / {peer}: {ratio:.2f} (target {target}: "
                           f"{'met' if ratio >= target else 'missed'})")
-        print("memory above the program's own 256-atom run, bytes per atom of the largest rank:")
+        print("memory above the program's own 256-atom run, bytes per atom of the largest rank "
+              f"(median of {runs} peaks less the median of {runs} baselines; range):")
         per_atom = {}
         for program in programs:
-            grown = (peak_bytes(f"{out}/{cells}-{np}-{program}-1") -
-                     peak_bytes(f"{out}/4-{np}-{program}-baseline"))
-            per_atom[program] = grown * int(np) / atoms
-            print(f"{program:>17} {per_atom[program]:8.0f}")
+            base = statistics.median(peak_bytes(f"{out}/4-{np}-{program}-baseline-{r}")
+                                     for r in range(1, runs + 1))
+            grown = [(peak_bytes(f"{out}/{cells}-{np}-{program}-{r}") - base) * int(np) / atoms
+                     for r in range(1, runs + 1)]
+            per_atom[program] = statistics.median(grown)
+            print(f"{program:>17} {per_atom[program]:8.0f}  ({min(grown):.0f}-{max(grown):.0f})")
         if "lammps" in per_atom and per_atom["lammps"] <= 0:
             print("memory / lammps: not measured (LAMMPS's peak did not grow past its 256-atom "
                   "run at this size)")
