@@ -1,4 +1,5 @@
 #include "report.h"
+#include "vectorize.h"
 #include "log.h"
 #include "../gpu/device.h"
 
@@ -205,6 +206,8 @@ cJSON *report_environment(int nranks, const struct timer_calibration *cal,
     cJSON_AddStringToObject(env, "hdf5", hdf5);
 #endif
     cJSON_AddStringToObject(env, "compiler", __VERSION__);
+    static const char *const isa[] = {"portable", "avx2", "avx512"};
+    cJSON_AddStringToObject(env, "vector_loops", isa[sb_isa()]);
     char date[64];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

@@ -9,10 +9,11 @@
 
 #include <stdbool.h>
 
-/* SB_X86_AVX512: hand-written AVX-512 loops can be built here (GCC on
- * x86-64, with target attributes: src/md/neighbor.c, src/md/force.c,
- * gpu/backend_cpu_avx512.c); sb_has_avx512() says at run time whether this
- * processor runs them (AVX-512 F and VL), false where they are not built. */
+/* SB_X86_AVX512: hand-written AVX-512 (and AVX2) loops can be built here
+ * (GCC on x86-64, with target attributes: src/md/neighbor.c,
+ * src/md/force.c, gpu/backend_cpu_avx512.c); sb_has_avx512() and
+ * sb_has_avx2() say at run time whether this processor runs them, false
+ * where they are not built. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SB_WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #define SB_X86_AVX512   1
@@ -20,13 +21,39 @@ static inline bool sb_has_avx512(void)
 {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 }
+/* AVX2 without AVX-512 (AMD's Zen 2 and 3, Intel's desktops): the MD
+ * loops' four-lane versions (src/md/force.c, src/md/neighbor.c) */
+static inline bool sb_has_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
 #else
 #define SB_WIDE_VECTORS
 static inline bool sb_has_avx512(void)
 {
     return false;
 }
+static inline bool sb_has_avx2(void)
+{
+    return false;
+}
 #endif
+
+/* The widest hand-written loops a hot path may take: the processor's
+ * (sb_isa()), unless a test or a comparison asks for narrower ones. */
+enum sb_isa { SB_ISA_PORTABLE, SB_ISA_AVX2, SB_ISA_AVX512 };
+
+static inline enum sb_isa sb_isa(void)
+{
+    return sb_has_avx512() ? SB_ISA_AVX512 : sb_has_avx2() ? SB_ISA_AVX2 : SB_ISA_PORTABLE;
+}
+
+/* The loops to take: the processor's widest, at most `limit`. */
+static inline enum sb_isa sb_isa_upto(enum sb_isa limit)
+{
+    enum sb_isa have = sb_isa();
+    return have < limit ? have : limit;
+}
 
 /* SB_PLAIN_LOOPS: a function whose copy loops stay loops, not calls of
  * memcpy (which the compilers otherwise put in; glibc's switches to stores

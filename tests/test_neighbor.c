@@ -58,21 +58,25 @@ static void test_lists_right_and_scans_alike(void **state)
 {
     (void)state;
     double *x = particles(7);
-    struct neighbor wide = {0}, narrow = {0};
-    neighbor_wide_scan = true;
-    neighbor_build(&wide, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
-    neighbor_wide_scan = false;
+    struct neighbor narrow = {0};
+    neighbor_scan_isa = SB_ISA_PORTABLE;
     neighbor_build(&narrow, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
-    neighbor_wide_scan = true;
-    if (!sb_has_avx512()) printf("# no AVX-512 here: both builds took the portable scan\n");
+    neighbor_scan_isa = SB_ISA_AVX512;
     assert_int_equal(wrong_lists(&narrow, x), 0);
-    assert_int_equal(wrong_lists(&wide, x), 0);
-    assert_int_equal(wide.list_len, narrow.list_len);
-    assert_memory_equal(wide.list, narrow.list, wide.list_len * sizeof *wide.list);
-    assert_memory_equal(wide.start, narrow.start, NOWN * sizeof *wide.start);
-    assert_memory_equal(wide.own, narrow.own, NOWN * sizeof *wide.own);
-    assert_memory_equal(wide.ghosts, narrow.ghosts, NOWN * sizeof *wide.ghosts);
-    neighbor_free(&wide);
+    if (sb_isa() == SB_ISA_PORTABLE) printf("# no AVX2 here: only the portable scan ran\n");
+    for (enum sb_isa isa = SB_ISA_AVX2; isa <= sb_isa(); isa++) { /* AVX2, AVX-512 */
+        struct neighbor wide = {0};
+        neighbor_scan_isa = isa;
+        neighbor_build(&wide, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
+        neighbor_scan_isa = SB_ISA_AVX512;
+        assert_int_equal(wrong_lists(&wide, x), 0);
+        assert_int_equal(wide.list_len, narrow.list_len);
+        assert_memory_equal(wide.list, narrow.list, wide.list_len * sizeof *wide.list);
+        assert_memory_equal(wide.start, narrow.start, NOWN * sizeof *wide.start);
+        assert_memory_equal(wide.own, narrow.own, NOWN * sizeof *wide.own);
+        assert_memory_equal(wide.ghosts, narrow.ghosts, NOWN * sizeof *wide.ghosts);
+        neighbor_free(&wide);
+    }
     neighbor_free(&narrow);
     free(x);
 }
@@ -102,8 +106,8 @@ static void test_lost_partner_caught(void **state)
 static void test_partner_count_limit(void **state)
 {
     (void)state;
-    for (int wide = 0; wide < 2; wide++) {
-        neighbor_wide_scan = wide;
+    for (enum sb_isa isa = SB_ISA_PORTABLE; isa <= sb_isa(); isa++) {
+        neighbor_scan_isa = isa;
         for (int extra = 0; extra < 2; extra++) {
             int nghost = NEIGHBOR_MAX_PARTNERS + extra;
             double *x = malloc(3 * (1 + (size_t)nghost) * sizeof *x);
@@ -124,7 +128,7 @@ static void test_partner_count_limit(void **state)
             free(x);
         }
     }
-    neighbor_wide_scan = true;
+    neighbor_scan_isa = SB_ISA_AVX512;
 }
 
 int main(void)

@@ -97,7 +97,8 @@ def what_ran(s, d):
             ("ShiftBox", s.get("shiftbox_version")), ("date (UTC)", env.get("date_utc")),
             ("host", env.get("host")), ("ranks", env.get("ranks")), ("placement", nodes or "-"),
             ("MPI", env.get("mpi_library")), ("HDF5", env.get("hdf5")), ("GPU", env.get("gpu")),
-            ("compiler", env.get("compiler")), ("config file", s.get("config_file") or "-"),
+            ("compiler", env.get("compiler")), ("vector loops", env.get("vector_loops", "-")),
+            ("config file", s.get("config_file") or "-"),
             ("exit code", s.get("exit_code", "-"))]
     return table(["", ""], rows, left=2)
 

@@ -8,6 +8,7 @@
 #ifndef SB_MD_FORCE_H
 #define SB_MD_FORCE_H
 
+#include "../vectorize.h"
 #include "neighbor.h"
 
 #include <stdbool.h>
@@ -23,8 +24,9 @@ struct md_energy {
 void lj_forces(const struct neighbor *nb, const double *x, int nown, double *f, double cutoff,
                bool energy, struct md_energy *e);
 
-/* The pairs' loop in AVX-512 where the processor has it (default), or the
- * portable one; both give the same bits (tests/test_force.c). */
-extern bool lj_wide_forces;
+/* The widest pairs' loop allowed: AVX-512 where the processor has it
+ * (default SB_ISA_AVX512), else the portable one (built for AVX2 too:
+ * src/vectorize.h); both give the same bits (tests/test_force.c). */
+extern enum sb_isa lj_forces_isa;
 
 #endif

@@ -101,7 +101,7 @@ static void reserve(int **array, size_t *cap, size_t n)
     *array = sb_realloc(*array, *cap * sizeof **array, "neighbour list");
 }
 
-bool neighbor_wide_scan = true;
+enum sb_isa neighbor_scan_isa = SB_ISA_AVX512;
 
 /* The bin-ordered positions, one axis each. */
 static inline const double *axis(const struct neighbor *nb, int d)
@@ -168,6 +168,56 @@ scan_avx512(const struct neighbor *nb, int c0, int c1, int i, int nown, const do
 }
 #endif
 
+#ifdef SB_X86_AVX512
+/* For each set of kept lanes (a 4-bit mask), the lanes in order, first:
+ * AVX2 has no compressing store, so a shuffle packs them and all four are
+ * stored, the count advancing by the kept ones (the lists have 4 spare). */
+static const int32_t packed_lanes[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3},
+};
+
+/* The same scan four candidates at a time in AVX2 (no AVX-512): the same
+ * products and sums in the same order (no FMA), the kept candidates packed
+ * in order. */
+__attribute__((target("avx2"))) static void
+scan_avx2(const struct neighbor *nb, int c0, int c1, int i, int nown, const double xi[3],
+          double reach2, int *restrict mine, size_t *own, int *restrict theirs, size_t *ghosts)
+{
+    const double *sx = axis(nb, 0), *sy = axis(nb, 1), *sz = axis(nb, 2);
+    const __m256d px = _mm256_set1_pd(xi[0]), py = _mm256_set1_pd(xi[1]),
+                  pz = _mm256_set1_pd(xi[2]), r2 = _mm256_set1_pd(reach2);
+    const __m128i me = _mm_set1_epi32(i), owned = _mm_set1_epi32(nown),
+                  lane = _mm_set_epi32(3, 2, 1, 0);
+    size_t o = *own, g = *ghosts;
+    for (int c = c0; c < c1; c += 4) {
+        const __m128i valid = _mm_cmpgt_epi32(_mm_set1_epi32(c1 - c), lane);
+        const __m256i wide = _mm256_cvtepi32_epi64(valid);
+        __m256d dx = _mm256_sub_pd(px, _mm256_maskload_pd(sx + c, wide));
+        __m256d dy = _mm256_sub_pd(py, _mm256_maskload_pd(sy + c, wide));
+        __m256d dz = _mm256_sub_pd(pz, _mm256_maskload_pd(sz + c, wide));
+        __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)),
+                                   _mm256_mul_pd(dz, dz));
+        const __m128i j = _mm_maskload_epi32(nb->bin_atoms + c, valid);
+        int near = _mm256_movemask_pd(_mm256_cmp_pd(d2, r2, _CMP_LT_OQ)) &
+                   _mm_movemask_ps(_mm_castsi128_ps(valid));
+        int is_own = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(owned, j)));
+        int above = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(j, me)));
+        int keep = near & is_own & above, ghost = near & ~is_own;
+        __m128 jf = _mm_castsi128_ps(j);
+        _mm_storeu_ps((float *)(mine + o),
+                      _mm_permutevar_ps(jf, _mm_loadu_si128((const __m128i *)packed_lanes[keep])));
+        o += (size_t)__builtin_popcount(keep);
+        _mm_storeu_ps((float *)(theirs + g),
+                      _mm_permutevar_ps(jf, _mm_loadu_si128((const __m128i *)packed_lanes[ghost])));
+        g += (size_t)__builtin_popcount(ghost);
+    }
+    *own = o;
+    *ghosts = g;
+}
+#endif
+
 typedef void scan_fn(const struct neighbor *, int, int, int, int, const double *, double, int *,
                      size_t *, int *, size_t *);
 
@@ -205,9 +255,10 @@ lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int no
             continue; /* ghosts and other members' particles have no list here */
         const double xi[3] = {axis(nb, 0)[a], axis(nb, 1)[a], axis(nb, 2)[a]};
         int row = i - nb->i_lo;
-        /* room for every candidate, so the scan can write blindly */
-        reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates);
-        reserve(&nb->scratch, &nb->scratch_cap, candidates);
+        /* room for every candidate, so the scan can write blindly (4 more
+           for the AVX2 scan's stores of four) */
+        reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates + 4);
+        reserve(&nb->scratch, &nb->scratch_cap, candidates + 4);
         int *restrict mine = nb->list + nb->list_len, *restrict theirs = nb->scratch;
         size_t own = 0, ghosts = 0;
         for (int r = 0; r < nranges; r++)
@@ -227,9 +278,8 @@ lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int no
 }
 
 /* The lists of every home bin, with the scan given. */
-static inline __attribute__((always_inline)) void every_list(struct neighbor *nb,
-                                                             scan_fn *scan_range, int nown,
-                                                             double reach2)
+static inline __attribute__((always_inline)) void
+every_list(struct neighbor *nb, scan_fn *scan_range, int nown, double reach2)
 {
     int home[3];
     for (home[0] = 0; home[0] < nb->nbins[0]; home[0]++)
@@ -261,7 +311,8 @@ bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
         nb->rows_cap = rows + rows / 2 + 1;
         nb->start = sb_realloc(nb->start, (size_t)nb->rows_cap * sizeof *nb->start, "list starts");
         nb->own = sb_realloc(nb->own, (size_t)nb->rows_cap * sizeof *nb->own, "list counts");
-        nb->ghosts = sb_realloc(nb->ghosts, (size_t)nb->rows_cap * sizeof *nb->ghosts, "list counts");
+        nb->ghosts =
+            sb_realloc(nb->ghosts, (size_t)nb->rows_cap * sizeof *nb->ghosts, "list counts");
     }
     nb->i_lo = i_lo;
     nb->i_hi = i_hi;
@@ -270,8 +321,13 @@ bool neighbor_build(struct neighbor *nb, const double *x, int nown, int nghost, 
     for (int r = 0; r < rows; r++) /* a particle outside every bin has no partners */
         nb->start[r] = nb->own[r] = nb->ghosts[r] = 0;
 #ifdef SB_X86_AVX512
-    if (neighbor_wide_scan && sb_has_avx512()) {
+    enum sb_isa isa = sb_isa_upto(neighbor_scan_isa);
+    if (isa == SB_ISA_AVX512) {
         every_list(nb, scan_avx512, nown, reach * reach);
+        return !nb->overflow;
+    }
+    if (isa == SB_ISA_AVX2) {
+        every_list(nb, scan_avx2, nown, reach * reach);
         return !nb->overflow;
     }
 #endif

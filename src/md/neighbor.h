@@ -11,6 +11,8 @@
 #ifndef SB_MD_NEIGHBOR_H
 #define SB_MD_NEIGHBOR_H
 
+#include "../vectorize.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,8 +66,9 @@ bool neighbor_positions_at_build(const struct neighbor *nb, int nown, double *x0
 
 void neighbor_free(struct neighbor *nb);
 
-/* The candidate scan in AVX-512 where the processor has it (default), or
- * the portable loop; both give the same lists (tests/test_neighbor.c). */
-extern bool neighbor_wide_scan;
+/* The widest candidate scan allowed: AVX-512 or AVX2 where the processor
+ * has it (default SB_ISA_AVX512: the widest it has), or the portable loop;
+ * all give the same lists (tests/test_neighbor.c). */
+extern enum sb_isa neighbor_scan_isa;
 
 #endif
