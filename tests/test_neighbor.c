@@ -1,10 +1,10 @@
 /* Neighbour lists (src/md/neighbor.c): for random particles and ghosts
  * around a box, every list holds exactly the partners within reach that a
  * brute-force search finds (own partners j > i, then ghosts), in the same
- * lists whether the candidate scan runs in AVX-512 or in the portable loop;
- * and the comparison catches a list that lost one partner; a particle with
- * more ghosts within reach than a list counts is refused.  On a processor
- * without AVX-512 both builds take the portable loop (said on stdout). */
+ * lists whether the candidate scan runs in AVX-512, in AVX2 or in the
+ * portable loop (every one this processor runs); and the comparison catches
+ * a list that lost one partner; a particle with more ghosts within reach
+ * than a list counts is refused, whichever scan runs. */
 #include "cmocka_prelude.h"
 #include "../src/md/neighbor.h"
 #include "md_particles.h"
