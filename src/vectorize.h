@@ -9,11 +9,11 @@
 
 #include <stdbool.h>
 
-/* SB_X86_AVX512: hand-written AVX-512 (and AVX2) loops can be built here
- * (GCC on x86-64, with target attributes: src/md/neighbor.c,
- * src/md/force.c, gpu/backend_cpu_avx512.c); sb_has_avx512() and
- * sb_has_avx2() say at run time whether this processor runs them, false
- * where they are not built. */
+/* SB_X86_AVX512: hand-written AVX-512 loops (src/md/neighbor.c,
+ * src/md/force.c, gpu/backend_cpu_avx512.c) and AVX2 ones (the list
+ * build's scan, src/md/neighbor.c) can be built here (GCC on x86-64, with
+ * target attributes); sb_has_avx512() and sb_has_avx2() say at run time
+ * whether this processor runs them, false where they are not built. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SB_WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #define SB_X86_AVX512   1
@@ -21,8 +21,8 @@ static inline bool sb_has_avx512(void)
 {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 }
-/* AVX2 without AVX-512 (AMD's Zen 2 and 3, Intel's desktops): the MD
- * loops' four-lane versions (src/md/force.c, src/md/neighbor.c) */
+/* AVX2 without AVX-512 (AMD's Zen 2 and 3, Intel's desktops): the list
+ * build's four-lane scan (src/md/neighbor.c) */
 static inline bool sb_has_avx2(void)
 {
     return __builtin_cpu_supports("avx2");
