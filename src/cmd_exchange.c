@@ -36,6 +36,7 @@ struct plan {
     bool have_model; /* model.hockney is set: predictions beside measurements */
     struct hockney hockney;
     bool rendezvous;
+    double auto_margin; /* model.auto_margin */
     const char *phases_text;
     unsigned phases;
     bool kinds[2]; /* payload kinds: varied = true */
@@ -300,6 +301,7 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     p->all_grids = cfg_all(c, "decomp.dims");
     if (!p->all_grids) cfg_dims(c, "decomp.dims", p->dims_request);
     p->rendezvous = cfg_bool(c, "model.rendezvous");
+    p->auto_margin = cfg_real(c, "model.auto_margin");
     p->have_model = cfg_text(c, "model.hockney")[0] != '\0';
     if (p->have_model) CHECK(model_load_hockney(c, &p->hockney, m));
     CHECK(read_modules(p, c, m));
@@ -346,42 +348,42 @@ static struct point *add_point(struct results *r)
     return pt;
 }
 
+/* The model's case at a point (module unset). */
+static struct model_case point_case(const struct plan *p, const struct topology *t, int k,
+                                    long long bytes, bool varied)
+{
+    /* varied sizes run from 0 to 2 bytes, one box in four empty: 3/4 of bytes on average */
+    return (struct model_case){.k = k,
+                               .phases = p->phases,
+                               .dims = {t->dims[0], t->dims[1], t->dims[2]},
+                               .team_size = t->team_size,
+                               .bytes = varied ? 0.75 * (double)bytes : (double)bytes,
+                               .rendezvous = p->rendezvous,
+                               .deliver_all = p->deliver_all};
+}
+
 /* The model's prediction for module `name` at a point. */
 static double predict(const struct plan *p, const struct topology *t, const char *name, int k,
                       long long bytes, bool varied)
 {
-    /* varied sizes run from 0 to 2 bytes, one box in four empty: 3/4 of bytes on average */
-    struct model_case c = {.module = name,
-                           .k = k,
-                           .phases = p->phases,
-                           .dims = {t->dims[0], t->dims[1], t->dims[2]},
-                           .team_size = t->team_size,
-                           .bytes = varied ? 0.75 * (double)bytes : (double)bytes,
-                           .rendezvous = p->rendezvous,
-                           .deliver_all = p->deliver_all};
+    struct model_case c = point_case(p, t, k, bytes, varied);
+    c.module = name;
     struct model_terms out;
     return model_predict(&p->hockney, &c, &out, NULL) == SB_OK ? out.time : 0.0;
 }
 
-/* exchange.module = auto: the module with the smallest prediction. */
+/* exchange.module = auto: the module with the smallest prediction
+ * (model_choose: Team Shift on teams only by model.auto_margin). */
 static const exchange_ops *choose(const struct plan *p, const struct topology *t, int k,
                                   long long bytes, bool varied)
 {
-    const exchange_ops *best = exchange_modules[0];
-    double best_time = predict(p, t, best->name, k, bytes, varied);
+    struct model_case c = point_case(p, t, k, bytes, varied);
     char line[512];
-    int at = snprintf(line, sizeof line, "auto, k=%d %lld bytes %s:", k, bytes,
-                      varied ? "varied" : "uniform");
-    for (int i = 0; exchange_modules[i]; i++) {
-        double time = predict(p, t, exchange_modules[i]->name, k, bytes, varied);
-        at += snprintf(line + at, sizeof line - (size_t)at, " %s %.3f us,",
-                       exchange_modules[i]->name, time * 1e6);
-        if (time < best_time) {
-            best_time = time;
-            best = exchange_modules[i];
-        }
-    }
-    log_info("%s chosen: %s", line, best->name);
+    line[0] = '\0';
+    const exchange_ops *best = exchange_modules[0];
+    (void)model_choose(&p->hockney, &c, p->auto_margin, false, &best, line, sizeof line, NULL);
+    log_info("auto, k=%d %lld bytes %s:%s chosen: %s", k, bytes, varied ? "varied" : "uniform",
+             line, best->name);
     return best;
 }
 

@@ -224,9 +224,10 @@ static int check_memory(struct md_run *r, struct sb_msg *m)
 }
 
 /* exchange.module = auto: the module with the smallest prediction for this
- * run's grid, k and team size, the payload taken as a whole box's positions
- * (what ghost_filter = none sends; the slab filter sends less, to every
- * module alike).  Teams of more than one rank leave Team Shift alone. */
+ * run's grid, k and team size (model_choose), the payload taken as a whole
+ * box's positions (what ghost_filter = none sends; the slab filter sends
+ * less, to every module alike).  Teams of more than one rank leave Team
+ * Shift alone. */
 static int choose_module(struct md_run *r, const struct config *c, struct sb_msg *m)
 {
     struct hockney h;
@@ -239,23 +240,12 @@ static int choose_module(struct md_run *r, const struct config *c, struct sb_msg
                                      r->prm.cells[1] * r->prm.cells[2] / r->topo.nboxes,
                             .rendezvous = cfg_bool(c, "model.rendezvous"),
                             .deliver_all = r->topo.team_size > 1};
-    double best = INFINITY;
     char line[512];
-    int at = snprintf(line, sizeof line, "md: auto, %.0f bytes per box, k = %d:", mc.bytes, mc.k);
-    for (int i = 0; exchange_modules[i]; i++) {
-        const exchange_ops *ops = exchange_modules[i];
-        if (r->topo.team_size > 1 && !ops->teams) continue;
-        struct model_terms t;
-        mc.module = ops->name;
-        CHECK(model_predict(&h, &mc, &t, m));
-        at +=
-            snprintf(line + at, sizeof line - (size_t)at, " %s %.1f us,", ops->name, t.time * 1e6);
-        if (t.time < best) {
-            best = t.time;
-            r->module = ops->name;
-        }
-    }
-    log_info("%s chosen: %s", line, r->module);
+    const exchange_ops *ops;
+    CHECK(model_choose(&h, &mc, cfg_real(c, "model.auto_margin"), r->topo.team_size > 1, &ops, line,
+                       sizeof line, m));
+    r->module = ops->name;
+    log_info("md: auto, %.0f bytes per box, k = %d:%s chosen: %s", mc.bytes, mc.k, line, r->module);
     return SB_OK;
 }
 
@@ -504,7 +494,7 @@ static int step_once(struct md_run *r, long step)
     bool checked = !rebuild && every > 0 && step % every == 0;
     if (checked) CHECK(moved_far(r, &rebuild));
     if (rebuild && every != 1) { /* was it already too late? (LAMMPS' "dangerous builds") */
-        bool far = checked; /* a check that triggered the build found a particle too far */
+        bool far = checked;      /* a check that triggered the build found a particle too far */
         if (!checked) CHECK(moved_far(r, &far));
         r->dangerous += far;
     }
@@ -699,8 +689,8 @@ static cJSON *restart_json(const struct md_run *r)
 static int write_outputs(struct run_ctx *ctx, struct md_run *r, const struct md_results *res,
                          int exit_code)
 {
-    cJSON *root =
-        report_summary_begin("md", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
+    cJSON *root = report_summary_begin("md", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer,
+                                       &ctx->placement);
     cJSON_AddBoolToObject(root, "verified", res->verified);
     cJSON_AddNumberToObject(root, "exit_code", exit_code);
     cJSON *o = cJSON_AddObjectToObject(root, "md");
@@ -811,8 +801,9 @@ static void print_results(const struct md_run *r, const struct md_results *res)
              "(%s; %ld dangerous)",
              res->bytes_mean, res->bytes_max, r->rebuilds,
              r->prm.reneighbor_check == 1 ? "half-skin trigger checked every step"
-             : r->prm.reneighbor_check == 0 ? "every md.reneighbor steps, trigger unchecked"
-                                            : "half-skin trigger checked every md.reneighbor_check steps",
+             : r->prm.reneighbor_check == 0
+                 ? "every md.reneighbor steps, trigger unchecked"
+                 : "half-skin trigger checked every md.reneighbor_check steps",
              r->dangerous);
     log_info("memory of the largest rank: estimated %.1f MB before the run, peak %.1f MB "
              "(VmHWM)",

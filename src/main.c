@@ -30,25 +30,19 @@
 #ifndef SB_SMPI
 /* What each command reads: whole sections, or single keys (section.key);
  * any other key set in a file or with -s is refused (config.ignore aside). */
-static const char *const md_sections[] = {"run",
-                                          "decomp",
-                                          "exchange.module",
-                                          "exchange.team_size",
-                                          "md",
-                                          "checkpoint",
-                                          "trajectory",
-                                          "model.hockney",
-                                          "model.smp",
-                                          "model.rendezvous",
-                                          "model.torus",
-                                          "timer",
-                                          "progress",
-                                          "config",
-                                          NULL};
+static const char *const md_sections[] = {
+    "run",       "decomp",           "exchange.module", "exchange.team_size",
+    "md",        "checkpoint",       "trajectory",      "model.hockney",
+    "model.smp", "model.rendezvous", "model.torus",     "model.auto_margin",
+    "timer",     "progress",         "config",          NULL};
 #endif
-static const char *const exchange_sections[] = {
-    "run",         "decomp", "exchange", "model.hockney", "model.smp", "model.rendezvous",
-    "model.torus", "stats",  "timer",    "progress",      "config",    NULL};
+static const char *const exchange_sections[] = {"run",         "decomp",
+                                                "exchange",    "model.hockney",
+                                                "model.smp",   "model.rendezvous",
+                                                "model.torus", "model.auto_margin",
+                                                "stats",       "timer",
+                                                "progress",    "config",
+                                                NULL};
 static const char *const pingpong_sections[] = {"pingpong", "stats",  "timer",
                                                 "progress", "config", NULL};
 static const char *const model_sections[] = {"exchange.module",

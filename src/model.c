@@ -1,6 +1,8 @@
 #include "model.h"
 #include "../comm/exchange.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 double model_block_bytes(const struct model_case *c, int d)
@@ -83,5 +85,33 @@ int model_predict(const struct hockney *h, const struct model_case *c, struct mo
         return sb_fail(m, SB_EUSAGE, "no cost model for module '%s'", c->module);
     CHECK(model_torus_fits(h, (long long)c->dims[0] * c->dims[1] * c->dims[2] * c->team_size, m));
     ops->model(h, c, out);
+    return SB_OK;
+}
+
+int model_choose(const struct hockney *h, const struct model_case *c, double margin,
+                 bool teams_only, const struct exchange_ops **chosen, char *line, size_t len,
+                 struct sb_msg *m)
+{
+    const exchange_ops *best = NULL;
+    double best_score = INFINITY;
+    size_t at = 0;
+    for (int i = 0; exchange_modules[i]; i++) {
+        const exchange_ops *ops = exchange_modules[i];
+        if (teams_only && !ops->teams) continue;
+        struct model_case mc = *c;
+        mc.module = ops->name;
+        struct model_terms t;
+        CHECK(model_predict(h, &mc, &t, m));
+        /* Team Shift's model is the least sure (its collectives, docs/MODEL.md) */
+        double score = ops->teams ? t.time * (1.0 + margin) : t.time;
+        if (at < len)
+            at += (size_t)snprintf(line + at, len - at, " %s %.3f us,", ops->name, t.time * 1e6);
+        if (score < best_score) {
+            best_score = score;
+            best = ops;
+        }
+    }
+    if (!best) return sb_fail(m, SB_EUSAGE, "exchange.module = auto: no module to choose from");
+    *chosen = best;
     return SB_OK;
 }

@@ -27,6 +27,7 @@ struct model_terms {
 };
 
 struct config;
+struct exchange_ops;
 
 /* Loads model.hockney (and model.smp); SB_EUSAGE naming the key when it is
  * not set or the file is not usable. */
@@ -35,6 +36,16 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
 /* SB_EUSAGE with a message for a module without a model. */
 int model_predict(const struct hockney *h, const struct model_case *c, struct model_terms *out,
                   struct sb_msg *m);
+
+/* exchange.module = auto: the module with the smallest prediction for case c
+ * (c->module aside), a module that runs on every member of a team (Team
+ * Shift) taken over the others only where its prediction is smaller than
+ * theirs by more than the fraction `margin` (model.auto_margin); with
+ * teams_only, only such modules are candidates.
+ * Appends each candidate's prediction to line (len bytes). */
+int model_choose(const struct hockney *h, const struct model_case *c, double margin,
+                 bool teams_only, const struct exchange_ops **chosen, char *line, size_t len,
+                 struct sb_msg *m);
 
 /* Seed 000 Eq. 1-3 for one dimension of the Shift on its own: 2k hops of m
  * bytes, times 2 with rendezvous. */
@@ -85,8 +96,8 @@ double model_net_turn_load(const struct hockney *h, const struct model_case *c, 
 void model_turn_contention(struct model_terms *t, const struct hockney *h, double count,
                            double load, double bytes);
 /* What a step of n messages each way costs beyond model_burst's x(m) +
- * (n - 1) g(m) (model_start's x0(m) + (n - 1) g(m)) when the busiest port or link carries `load` messages:
- * the bandwidth of each one more than the port's own 2 n. */
+ * (n - 1) g(m) (model_start's x0(m) + (n - 1) g(m)) when the busiest port or link carries `load`
+ * messages: the bandwidth of each one more than the port's own 2 n. */
 void model_contention(struct model_terms *t, const struct hockney *h, double n, double load,
                       double bytes);
 

@@ -35,7 +35,8 @@ static void table1(struct hockney *h)
 {
     memset(h, 0, sizeof *h);
     for (int i = 0; i < 6; i++)
-        h->oneway.point[h->oneway.npoints++] = (struct hockney_point){table1_bytes[i], table1_ns[i] * 1e-9};
+        h->oneway.point[h->oneway.npoints++] =
+            (struct hockney_point){table1_bytes[i], table1_ns[i] * 1e-9};
     struct sb_msg m;
     assert_int_equal(hockney_fit(h, &m), SB_OK);
 }
@@ -92,7 +93,8 @@ static void test_fit_recovers_a_line(void **state)
     const double alpha = 1.5e-6, beta = 0.25e-9;
     const double sizes[] = {0, 8, 64, 512, 4096, 32768, 262144};
     for (int i = 0; i < 7; i++)
-        h.oneway.point[h.oneway.npoints++] = (struct hockney_point){sizes[i], alpha + beta * sizes[i]};
+        h.oneway.point[h.oneway.npoints++] =
+            (struct hockney_point){sizes[i], alpha + beta * sizes[i]};
     struct sb_msg m;
     assert_int_equal(hockney_fit(&h, &m), SB_OK);
     assert_int_equal(h.oneway.nsegments, 1);
@@ -245,6 +247,69 @@ static void test_module_models(void **state)
     assert_int_equal(model_predict(&h, &c, &team4, NULL), SB_EUSAGE);
 }
 
+/* exchange.module = auto (model_choose): the smallest prediction, but Team
+ * Shift only where it wins by more than model.auto_margin; with teams_only
+ * it is the one candidate. */
+static double predicted_time(const struct hockney *h, struct model_case c, const char *module)
+{
+    struct model_terms t;
+    c.module = module;
+    assert_int_equal(model_predict(h, &c, &t, NULL), SB_OK);
+    return t.time;
+}
+
+static const char *chosen(const struct hockney *h, const struct model_case *c, double margin,
+                          bool teams_only)
+{
+    const exchange_ops *ops = NULL;
+    char line[512];
+    assert_int_equal(model_choose(h, c, margin, teams_only, &ops, line, sizeof line, NULL), SB_OK);
+    assert_non_null(strstr(line, "teamshift"));
+    return ops->name;
+}
+
+static void test_auto_choice(void **state)
+{
+    (void)state;
+    struct hockney h;
+    /* the simulated fat tree's costs, measured by pingpong (tools/smpi_sweep.py):
+       a network where teams pay at small payloads (docs/results/smpi-sweep) */
+    struct sb_msg m;
+    assert_int_equal(hockney_load(&h, "docs/results/smpi-sweep/hockney-fattree.json", &m), SB_OK);
+    struct model_case c = {.k = 1,
+                           .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                           .dims = {8, 8, 8},
+                           .team_size = 1,
+                           .rendezvous = true,
+                           .deliver_all = true};
+    static const char *const others[] = {"shift", "shift-isend", "direct"};
+    bool tried = false;
+    for (int team = 1; team <= 8; team *= 2)
+        for (c.k = 1; c.k <= 3; c.k++)
+            for (double bytes = 10; bytes <= 1e6; bytes *= 10) {
+                c.team_size = team;
+                c.bytes = bytes;
+                const char *best_other = others[0];
+                for (int i = 1; i < 3; i++)
+                    if (predicted_time(&h, c, others[i]) < predicted_time(&h, c, best_other))
+                        best_other = others[i];
+                double ratio =
+                    predicted_time(&h, c, best_other) / predicted_time(&h, c, "teamshift");
+                assert_string_equal(chosen(&h, &c, 0.0, true), "teamshift");
+                if (ratio <= 1.0) {
+                    assert_string_equal(chosen(&h, &c, 0.0, false), best_other);
+                    continue;
+                }
+                assert_string_equal(chosen(&h, &c, 0.0, false), "teamshift");
+                /* teams of one: no collectives, no margin */
+                const char *wide = team == 1 ? "teamshift" : best_other;
+                assert_string_equal(chosen(&h, &c, 2.0 * (ratio - 1.0), false), wide);
+                assert_string_equal(chosen(&h, &c, 0.5 * (ratio - 1.0), false), "teamshift");
+                tried |= team > 1;
+            }
+    assert_true(tried); /* Team Shift won somewhere on teams, so the margin was put to work */
+}
+
 /* Copies cost the measured memcpy (docs/MODEL.md, assumption 6): with a
  * copy curve added, every module pays its own payload's copy into its
  * buffer once, and Team Shift at c = 1 also the own block it keeps at
@@ -255,8 +320,12 @@ static void test_copies(void **state)
     (void)state;
     struct hockney h;
     table1(&h);
-    struct model_case c = {.k = 1, .phases = PHASE_X, .dims = {2, 1, 1}, .team_size = 1,
-                           .bytes = 1000, .rendezvous = true};
+    struct model_case c = {.k = 1,
+                           .phases = PHASE_X,
+                           .dims = {2, 1, 1},
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
     static const char *const modules[] = {"shift", "shift-isend", "teamshift"};
     static const double copies[] = {1, 1, 2};
     double before[3];
@@ -294,8 +363,12 @@ static void test_start_curve(void **state)
     struct sb_msg m;
     assert_int_equal(hockney_fit(&h, &m), SB_OK);
     assert_float_equal(hockney_start(&h, 1000), hockney_duplex(&h, 1000), 1e-15);
-    struct model_case c = {.k = 2, .phases = PHASE_X, .dims = {2, 1, 1}, .team_size = 1,
-                           .bytes = 1000, .rendezvous = true};
+    struct model_case c = {.k = 2,
+                           .phases = PHASE_X,
+                           .dims = {2, 1, 1},
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
     static const char *const modules[] = {"direct", "shift-isend", "teamshift", "shift"};
     double before[4], after[4];
     for (int i = 0; i < 4; i++) {
@@ -335,8 +408,12 @@ static void test_start_curve(void **state)
         assert_float_equal(t.time - before[i], passes * hockney_duplex(&h, 1000), 1e-12);
     }
     /* 3x3x3 boxes at k = 1: 26 peers in one step, x0 + 25 g */
-    struct model_case cube = {.module = "direct", .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z,
-                              .dims = {3, 3, 3}, .team_size = 1, .bytes = 1000};
+    struct model_case cube = {.module = "direct",
+                              .k = 1,
+                              .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                              .dims = {3, 3, 3},
+                              .team_size = 1,
+                              .bytes = 1000};
     struct model_terms with, without;
     assert_int_equal(model_predict(&h, &cube, &with, NULL), SB_OK);
     assert_float_equal(with.messages, 26, 0);
@@ -394,8 +471,8 @@ static void test_torus_loads(void **state)
     struct hockney h;
     table1(&h);
     h.torus[0] = h.torus[1] = h.torus[2] = 4;
-    struct model_case c = {.k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z, .dims = {4, 4, 4},
-                           .team_size = 1};
+    struct model_case c = {
+        .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z, .dims = {4, 4, 4}, .team_size = 1};
     /* direct at k = 1: every port carries its 26 sends, its 26 receives, and
        the messages it forwards: of the 26 offsets 12 take 2 hops and 8 take
        3, so each host forwards 12 + 2 x 8 = 28 */
@@ -444,8 +521,13 @@ static void test_shift_turn_loads(void **state)
     table1(&h);
     h.torus[0] = 4;
     h.torus[1] = h.torus[2] = 8;
-    struct model_case c = {.module = "shift", .k = 1, .phases = PHASE_X | PHASE_Y | PHASE_Z,
-                           .dims = {8, 4, 4}, .team_size = 2, .bytes = 10000, .rendezvous = true};
+    struct model_case c = {.module = "shift",
+                           .k = 1,
+                           .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                           .dims = {8, 4, 4},
+                           .team_size = 2,
+                           .bytes = 10000,
+                           .rendezvous = true};
     int want[3][2][2] = {{{1, 1}, {1, 1}}, {{2, 2}, {2, 2}}, {{1, 2}, {2, 1}}};
     for (int d = 0; d < 3; d++)
         for (int dir = +1, i = 0; dir >= -1; dir -= 2, i++)
@@ -486,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_fit_finds_the_protocol_break),
         cmocka_unit_test(test_seed002_helpers),
         cmocka_unit_test(test_module_models),
+        cmocka_unit_test(test_auto_choice),
         cmocka_unit_test(test_start_curve),
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_gather_early_part),
