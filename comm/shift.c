@@ -3,9 +3,11 @@
  * sec. 4.1 imposes.  In each phase the k right hops come first, then the k
  * left hops (seed 000 sec. 4.2's order).  Each hop is ordered by ring colour
  * (ring.h) so that a sender always meets a receiver; a ring of one copies
- * locally, since an Ssend to oneself would deadlock, and on a ring of two,
- * where the left and right neighbour are the same rank, tags separate
- * direction and hop. */
+ * locally, since an Ssend to oneself would deadlock; on a ring of two,
+ * where the left and right neighbour are the same rank, hop 1 to the right
+ * is the one message and the other hops copy what it brought and what the
+ * box holds (flow_image_here; with trimming every hop is a message, tags
+ * separating direction and hop). */
 #include "ring.h"
 #include "shift_flow.h"
 #include "../src/log.h"
@@ -70,6 +72,10 @@ static int shift_hop(struct exchange *x, struct shift_flow *f, const struct hop 
 {
     int d = h->d;
     if (f->ring[d] == 1) return flow_copy_block(f, x, d, h->dir, h->number, send_len, recv_len);
+    if (flow_image_here(f, x, d, h->dir, h->number)) {
+        flow_copy_image(f, h->dir, h->number, recv_len);
+        return SB_OK;
+    }
     if (ring_sends_first(f->coord[d], f->ring[d], h->dir)) {
         CHECK(send_block(x, f, h, 0, send_len));
         return receive_block(x, f, h, send_len, recv_len);
@@ -117,8 +123,9 @@ static void shift_destroy(struct exchange *x)
 
 /* Seed 000 Eq. 1-3: 2k hops per phase, each a message of the phase's block;
  * with rendezvous a hop takes as many message times as the ring has
- * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies; the own
- * payload is copied into the buffer once.  On a torus, each turn also
+ * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies, a ring
+ * of two sends one hop and copies the others; the own payload is copied
+ * into the buffer once.  On a torus, each turn also
  * pays for the messages it puts on its busiest port or link (docs/MODEL.md). */
 static void shift_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
@@ -131,14 +138,21 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
         }
         int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
         double m = model_block_bytes(c, d);
-        model_message(t, h, 2.0 * c->k * turns, m);
+        /* a ring of two: hop 1 to the right, the rest copies (flow_image_here) */
+        int hops[2] = {c->k, c->dims[d] == 2 ? 0 : c->k}; /* messages right, left */
+        if (c->dims[d] == 2) {
+            hops[0] = 1;
+            model_copy(t, h, 2.0 * c->k - 1.0, m);
+        }
+        model_message(t, h, (double)(hops[0] + hops[1]) * turns, m);
         if (!model_torus(h) || !c->rendezvous) continue;
         /* on a torus (model.torus), the messages of a turn may share ports
          * and links (team leaders hops apart): each turn of each hop waits
          * for its busiest one */
         for (int dir = +1; dir >= -1; dir -= 2)
             for (int colour = 0; colour < turns; colour++)
-                model_turn_contention(t, h, c->k, model_net_turn_load(h, c, d, dir, colour), m);
+                model_turn_contention(t, h, hops[dir < 0],
+                                      model_net_turn_load(h, c, d, dir, colour), m);
     }
 }
 

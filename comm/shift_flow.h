@@ -31,6 +31,11 @@ struct shift_flow {
     int block_records;           /* records in the block the current phase forwards */
     unsigned char *stage[2];     /* one per direction */
     size_t stage_cap[2];
+    /* This phase's arrivals, hop by hop ([0]: from the left, moving right;
+     * [1]: from the right), and the ends of the buffer as it began. */
+    size_t arrived[2][EXCHANGE_MAX_K + 1];
+    int narrived[2];
+    size_t phase_prepended, phase_appended;
 };
 
 /* dir: +1 moves data to the right neighbour (it arrives from the left, in
@@ -79,6 +84,23 @@ static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir,
  * message); *copied receives the bytes that arrived. */
 int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
                     size_t *copied);
+
+/* A ring of two, untrimmed: the neighbour on the left is the one on the
+ * right, so every block a hop brings is one of two -- that neighbour's
+ * gathered block (in hop 1 from either side, and every odd hop) or this
+ * box's own (every even hop) -- and only hop 1 from the left needs a
+ * message; the rest are periodic images this box already holds. */
+static inline bool flow_image_here(const struct shift_flow *f, const struct exchange *x, int d,
+                                   int dir, int hop)
+{
+    return f->ring[d] == 2 && !x->opts.trim && (dir < 0 || hop > 1);
+}
+
+/* Puts the image hop `hop` of direction dir would bring where it goes, as
+ * that hop's arrival: in hop 1 from the right, the block hop 1 brought from
+ * the left; in hop 2, this box's gathered block; after, what came from the
+ * same side two hops before.  *copied receives its bytes. */
+void flow_copy_image(struct shift_flow *f, int dir, int hop, size_t *copied);
 
 /* Points `out` at the gathered slots.  SB_EVERIFY when they are malformed. */
 int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, struct slots *out);

@@ -161,8 +161,20 @@ static int shift_path_messages(const int dims[3], int k)
 {
     int total = 0;
     for (int d = 0; d < 3; d++)
-        if (dims[d] > 1)
+        if (dims[d] == 2) /* hop 1 to the right; the other blocks are images already there */
+            total += hop_turns(2, +1, shift_rule);
+        else if (dims[d] > 1)
             total += k * (hop_turns(dims[d], +1, shift_rule) + hop_turns(dims[d], -1, shift_rule));
+    return total;
+}
+
+/* shift-isend's: a message each way per hop (a burst of two), one in all
+ * on a ring of two, none on a ring of one. */
+static int isend_path_messages(const int dims[3], int k)
+{
+    int total = 0;
+    for (int d = 0; d < 3; d++)
+        total += dims[d] == 1 ? 0 : dims[d] == 2 ? 1 : 2 * k;
     return total;
 }
 
@@ -220,7 +232,8 @@ static void test_module_models(void **state)
     assert_int_equal((int)team1.messages, 3 * (1 + 2 * 2 - 1));
     assert_int_equal((int)direct.messages, distinct_peers(c.dims, c.k));
     /* odd rings (three turns a hop, by simulation), a ring of one (a copy),
-       and direct on grids whose rings wrap onto themselves */
+       a ring of two (one message), and direct on grids whose rings wrap
+       onto themselves */
     static const int grids[][3] = {{5, 4, 4}, {1, 4, 4}, {3, 5, 7}, {2, 1, 3}, {6, 3, 1}};
     for (unsigned g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         struct model_terms t;
@@ -228,6 +241,9 @@ static void test_module_models(void **state)
         c.module = "shift";
         model_predict(&h, &c, &t, NULL);
         assert_int_equal((int)t.messages, shift_path_messages(c.dims, c.k));
+        c.module = "shift-isend";
+        model_predict(&h, &c, &t, NULL);
+        assert_int_equal((int)t.messages, isend_path_messages(c.dims, c.k));
         c.module = "direct";
         model_predict(&h, &c, &t, NULL);
         assert_int_equal((int)t.messages, distinct_peers(c.dims, c.k));
@@ -314,7 +330,8 @@ static void test_auto_choice(void **state)
  * copy curve added, every module pays its own payload's copy into its
  * buffer once, and Team Shift at c = 1 also the own block it keeps at
  * window offset 0 (k = 1 on a ring of 2: its skew and step are passes);
- * the Shifts on a ring of 2 copy nothing else. */
+ * the Shifts on a ring of 2 also copy the image from the right (the block
+ * hop 1 brought from the left). */
 static void test_copies(void **state)
 {
     (void)state;
@@ -327,7 +344,7 @@ static void test_copies(void **state)
                            .bytes = 1000,
                            .rendezvous = true};
     static const char *const modules[] = {"shift", "shift-isend", "teamshift"};
-    static const double copies[] = {1, 1, 2};
+    static const double copies[] = {2, 2, 2};
     double before[3];
     for (int i = 0; i < 3; i++) {
         struct model_terms t;
@@ -393,8 +410,9 @@ static void test_start_curve(void **state)
     for (int i = 1; i < 4; i++)
         assert_float_equal(after[i], before[i], 1e-15);
     /* x0 = 2 x: Team Shift's passes, steps of a chain made in lockstep,
-     * cost the larger, x0 (each pass one message: x more); shift-isend's
-     * and the Shift's messages keep x(m) */
+     * cost the larger, x0 (each pass one message: x more), and so does
+     * shift-isend's one step on a ring of two; the Shift's messages keep
+     * x(m) */
     struct hockney twice = h;
     for (int i = 0; i < twice.start.npoints; i++)
         twice.start.point[i].time = 2 * h.duplex.point[i].time;
@@ -403,8 +421,9 @@ static void test_start_curve(void **state)
         struct model_terms t;
         c.module = modules[i];
         assert_int_equal(model_predict(&twice, &c, &t, NULL), SB_OK);
-        double passes = !strcmp(modules[i], "teamshift") ? t.messages : 0;
-        if (!strcmp(modules[i], "teamshift")) assert_true(passes >= 1);
+        bool lockstep = !strcmp(modules[i], "teamshift") || !strcmp(modules[i], "shift-isend");
+        double passes = lockstep ? t.messages : 0;
+        if (lockstep) assert_true(passes >= 1);
         assert_float_equal(t.time - before[i], passes * hockney_duplex(&h, 1000), 1e-12);
     }
     /* 3x3x3 boxes at k = 1: 26 peers in one step, x0 + 25 g */

@@ -160,8 +160,9 @@ def ratio_plot(platform, rows, out, crossovers):
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
+    if len(sys.argv) not in (2, 3) or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0 if len(sys.argv) == 2 else 2)
     d = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) == 3 else d
     os.makedirs(out, exist_ok=True)
