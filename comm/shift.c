@@ -138,12 +138,11 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
         }
         int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
         double m = model_block_bytes(c, d);
-        /* a ring of two: hop 1 to the right, the rest copies (flow_image_here) */
-        int hops[2] = {c->k, c->dims[d] == 2 ? 0 : c->k}; /* messages right, left */
-        if (c->dims[d] == 2) {
-            hops[0] = 1;
-            model_copy(t, h, 2.0 * c->k - 1.0, m);
-        }
+        /* messages right and left; on a ring of two hop 1 to the right, the
+         * rest copies (flow_image_here) */
+        bool pair = c->dims[d] == 2;
+        int hops[2] = {pair ? 1 : c->k, pair ? 0 : c->k};
+        if (pair) model_copy(t, h, 2.0 * c->k - 1.0, m);
         model_message(t, h, (double)(hops[0] + hops[1]) * turns, m);
         if (!model_torus(h) || !c->rendezvous) continue;
         /* on a torus (model.torus), the messages of a turn may share ports

@@ -372,8 +372,8 @@ static double predict(const struct plan *p, const struct topology *t, const char
     return model_predict(&p->hockney, &c, &out, NULL) == SB_OK ? out.time : 0.0;
 }
 
-/* exchange.module = auto: the module with the smallest prediction
- * (model_choose: Team Shift on teams only by model.auto_margin). */
+/* exchange.module = auto: the module with the smallest prediction, Team
+ * Shift only by model.auto_margin (model_choose). */
 static const exchange_ops *choose(const struct plan *p, const struct topology *t, int k,
                                   long long bytes, bool varied)
 {
@@ -381,7 +381,10 @@ static const exchange_ops *choose(const struct plan *p, const struct topology *t
     char line[512];
     line[0] = '\0';
     const exchange_ops *best = exchange_modules[0];
-    (void)model_choose(&p->hockney, &c, p->auto_margin, false, &best, line, sizeof line, NULL);
+    struct sb_msg m;
+    if (model_choose(&p->hockney, &c, p->auto_margin, false, &best, line, sizeof line, &m) != SB_OK)
+        log_warning("auto, k=%d %lld bytes: no prediction (%s); %s runs", k, bytes, m.text,
+                    best->name);
     log_info("auto, k=%d %lld bytes %s:%s chosen: %s", k, bytes, varied ? "varied" : "uniform",
              line, best->name);
     return best;

@@ -211,9 +211,9 @@ const struct key_spec config_keys[] = {
      "a rank cannot send and receive at once (MPI_Ssend): the Shift's hops take one message "
      "time per ring colour (seed 000 Eq. 3)"},
     {"model", "auto_margin", KEY_REAL, "0.1", NO_INT, 0.0, 1.0, NULL,
-     "exchange.module = auto takes Team Shift only where its prediction beats every other "
-     "module's by more than this fraction (its model, with a team's collectives, is the "
-     "least sure: docs/MODEL.md); 0: the smallest prediction"},
+     "exchange.module = auto takes Team Shift only where every other module's prediction "
+     "exceeds its own by more than this fraction (its model, with a team's collectives, is "
+     "the least sure: docs/MODEL.md); 0: the smallest prediction"},
     {"model", "torus", KEY_INT_LIST, "none", 1, 1 << 16, NO_REAL, "none",
      "A,B,C: the hosts form a 3D torus as SimGrid's TorusZone lays them out (rank r on host r, "
      "first dimension fastest; configs/platforms/torus-*.xml), and messages to boxes more than "

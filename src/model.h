@@ -39,9 +39,10 @@ int model_predict(const struct hockney *h, const struct model_case *c, struct mo
 
 /* exchange.module = auto: the module with the smallest prediction for case c
  * (c->module aside), a module that runs on every member of a team (Team
- * Shift) taken over the others only where its prediction is smaller than
- * theirs by more than the fraction `margin` (model.auto_margin); with
- * teams_only, only such modules are candidates.
+ * Shift) taken over the others only where theirs exceed its prediction by
+ * more than the fraction `margin` (its prediction times 1 + margin is
+ * compared; model.auto_margin); with teams_only, only such modules are
+ * candidates.
  * Appends each candidate's prediction to line (len bytes). */
 int model_choose(const struct hockney *h, const struct model_case *c, double margin,
                  bool teams_only, const struct exchange_ops **chosen, char *line, size_t len,

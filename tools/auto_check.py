@@ -9,8 +9,8 @@ a wrong choice loses.
     tools/auto_check.py SWEEP_DIR         tools/smpi_sweep.py's sweep.csv
     options: --hits 90 --loss 20          the targets (percent); exit 1 when missed
              --margin 0.1                 model.auto_margin: Team Shift is chosen only
-                                          where predicted faster than the best other
-                                          module by more than this fraction
+                                          where every other module's prediction exceeds
+                                          its own by more than this fraction
 
 A point is one platform, rank count, grid and team size, k and payload;
 its candidates are the modules that ran there (on teams of c > 1 the other
@@ -60,7 +60,8 @@ def main():
         if len(mods) < 2:
             continue
         # what src/model.c model_choose() takes
-        chosen = min(mods, key=lambda m: mods[m][1] * (1.0 + a.margin if m == "teamshift" else 1.0))
+        chosen = min(mods, key=lambda m: mods[m][1] *
+                     (1.0 + a.margin if m == "teamshift" else 1.0))
         best = min(mods, key=lambda m: mods[m][0])
         points += 1
         loss = mods[chosen][0] / mods[best][0] - 1.0 if mods[best][0] > 0 else 0.0
@@ -72,7 +73,8 @@ def main():
     if points == 0:
         sys.exit("auto_check: no point with two modules or more to choose from")
     rate = 100.0 * hits / points
-    print(f"auto (model.auto_margin = {a.margin:g}) chose the fastest module at {hits} of {points} points ({rate:.1f} %; target "
+    print(f"auto (model.auto_margin = {a.margin:g}) chose the fastest module at {hits} of "
+          f"{points} points ({rate:.1f} %; target "
           f">= {a.hits:g} %); the worst wrong choice lost {worst * 100:.1f} % (target <= "
           f"{a.loss:g} %)")
     for loss, key, chosen, best in sorted(wrong, reverse=True)[:15]:
