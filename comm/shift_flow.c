@@ -23,7 +23,6 @@ void flow_setup(struct shift_flow *f, const struct exchange *x)
 
 void flow_phase_begin(struct shift_flow *f, const struct exchange *x, int d)
 {
-    f->narrived[0] = f->narrived[1] = 0;
     f->phase_prepended = f->prepended;
     f->phase_appended = f->appended;
     f->block_records = 1;
@@ -76,15 +75,16 @@ void flow_begin(struct shift_flow *f, const struct exchange *x, const struct pay
     f->buf.back += rec;
 }
 
-static void note_arrival(struct shift_flow *f, int side, size_t n)
+/* Remembers the length of the phase's first block from the left. */
+static void note_from_left(struct shift_flow *f, size_t n)
 {
-    if (f->narrived[side] < EXCHANGE_MAX_K) f->arrived[side][++f->narrived[side]] = n;
+    if (f->prepended == f->phase_prepended) f->first_from_left = n;
 }
 
 unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned char **keep_old)
 {
-    note_arrival(f, dir < 0, n);
     if (dir > 0) {
+        note_from_left(f, n);
         span_make_room(&f->buf, n, 0, keep_old);
         f->buf.front -= n;
         f->prepended += n;
@@ -99,8 +99,7 @@ unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned
 void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsigned char **left_at,
                        unsigned char **right_at, unsigned char **keep_old)
 {
-    note_arrival(f, 0, before);
-    note_arrival(f, 1, after);
+    note_from_left(f, before);
     span_make_room(&f->buf, before, after, keep_old);
     f->buf.front -= before;
     f->prepended += before;
@@ -125,35 +124,20 @@ int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, in
     return SB_OK;
 }
 
-/* Where the block of hop `hop` from `side` (0: the left, 1: the right; hop
- * 0: the gathered block) lies now, and its length. */
-static const unsigned char *arrival(const struct shift_flow *f, int side, int hop, size_t *len)
+/* Where this phase's gathered block starts now. */
+static const unsigned char *gathered(const struct shift_flow *f)
 {
-    const unsigned char *start = f->buf.base + f->buf.front + (f->prepended - f->phase_prepended);
-    const unsigned char *end = f->buf.base + f->buf.back - (f->appended - f->phase_appended);
-    if (hop == 0) {
-        *len = (size_t)(end - start);
-        return start;
-    }
-    *len = f->arrived[side][hop];
-    /* arrivals from the left lie before the gathered block, the latest
-     * first; from the right after it, the earliest first */
-    size_t nearer = 0;
-    for (int j = 1; j < hop; j++)
-        nearer += f->arrived[side][j];
-    return side ? end + nearer : start - nearer - *len;
+    return f->buf.base + f->buf.front + (f->prepended - f->phase_prepended);
 }
 
 void flow_copy_image(struct shift_flow *f, int dir, int hop, size_t *copied)
 {
-    int side = dir < 0;
-    /* hop 1 from the right: hop 1 from the left; hop 2: the gathered block */
-    int from_side = hop == 1 ? 0 : side, from_hop = hop == 1 ? 1 : hop - 2;
-    size_t len;
-    arrival(f, from_side, from_hop, &len);
+    bool own = hop % 2 == 0;
+    size_t len = own ? span_len(&f->buf) - (f->prepended - f->phase_prepended) -
+                           (f->appended - f->phase_appended)
+                     : f->first_from_left;
     unsigned char *to = flow_receive_at(f, dir, len, NULL); /* may move the buffer */
-    const unsigned char *from = arrival(f, from_side, from_hop, &len);
-    memcpy(to, from, len);
+    memcpy(to, own ? gathered(f) : gathered(f) - len, len);
     *copied = len;
 }
 

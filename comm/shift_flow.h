@@ -31,11 +31,10 @@ struct shift_flow {
     int block_records;           /* records in the block the current phase forwards */
     unsigned char *stage[2];     /* one per direction */
     size_t stage_cap[2];
-    /* This phase's arrivals, hop by hop ([0]: from the left, moving right;
-     * [1]: from the right), and the ends of the buffer as it began. */
-    size_t arrived[2][EXCHANGE_MAX_K + 1];
-    int narrived[2];
+    /* prepended and appended as this phase began: the gathered block lies
+     * between what the phase added at each end */
     size_t phase_prepended, phase_appended;
+    size_t first_from_left; /* the phase's first block from the left (hop 1's) */
 };
 
 /* dir: +1 moves data to the right neighbour (it arrives from the left, in
@@ -97,9 +96,9 @@ static inline bool flow_image_here(const struct shift_flow *f, const struct exch
 }
 
 /* Puts the image hop `hop` of direction dir would bring where it goes, as
- * that hop's arrival: in hop 1 from the right, the block hop 1 brought from
- * the left; in hop 2, this box's gathered block; after, what came from the
- * same side two hops before.  *copied receives its bytes. */
+ * that hop's arrival: in odd hops the neighbour's block (hop 1's message
+ * from the left, right before the gathered block), in even hops this box's
+ * gathered block.  *copied receives its bytes. */
 void flow_copy_image(struct shift_flow *f, int dir, int hop, size_t *copied);
 
 /* Points `out` at the gathered slots.  SB_EVERIFY when they are malformed. */

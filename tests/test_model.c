@@ -364,8 +364,9 @@ static void test_copies(void **state)
 }
 
 /* x0(m), the start curve: direct's one step costs it in place of x(m);
- * Team Shift's passes cost the larger of x(m) and x0(m); shift-isend and
- * the Shift keep x(m); a file without it takes x(m). */
+ * Team Shift's passes and shift-isend's one step on a ring of two cost the
+ * larger of x(m) and x0(m); the Shift keeps x(m); a file without it takes
+ * x(m). */
 static void test_start_curve(void **state)
 {
     (void)state;
