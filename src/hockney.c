@@ -62,8 +62,8 @@ int hockney_curve_fit(struct hockney_curve *c, const char *what, struct sb_msg *
                        n);
     for (int i = 1; i < n; i++)
         if (!(c->point[i].bytes > c->point[i - 1].bytes))
-            return sb_fail(m, SB_EUSAGE, "%s sizes must rise: %g after %g", what,
-                           c->point[i].bytes, c->point[i - 1].bytes);
+            return sb_fail(m, SB_EUSAGE, "%s sizes must rise: %g after %g", what, c->point[i].bytes,
+                           c->point[i - 1].bytes);
     for (int i = 0; i < n; i++)
         if (!(c->point[i].time >= 0))
             return sb_fail(m, SB_EUSAGE, "the %s time at %g bytes is negative", what,
@@ -172,9 +172,26 @@ double hockney_fan(const struct hockney *h, double m)
     return h->gap.npoints ? hockney_curve_time(&h->gap, m) / 2 : oneway_bytes(h, m);
 }
 
+/* Copies cross cache levels as they grow (L1, L2, L3, memory), each with
+ * its own rate, so that no line or two fit them (a decade's points miss a
+ * single line by 50 %): between two measured sizes the time follows the
+ * power law through both (a straight line on log-log axes), below the
+ * smallest size with a time a straight line from the size 0 one, above the
+ * largest at the largest one's rate. */
 double hockney_copy(const struct hockney *h, double m)
 {
-    return h->copy.npoints ? hockney_curve_time(&h->copy, m) : 0.0;
+    const struct hockney_curve *c = &h->copy;
+    if (c->npoints == 0) return 0.0;
+    const struct hockney_point *p = c->point, *last = &p[c->npoints - 1];
+    if (m >= last->bytes) return last->bytes > 0 ? last->time * m / last->bytes : last->time;
+    int i = 0; /* sizes rise (hockney_curve_fit checks), 2 or more */
+    while (p[i + 1].bytes < m)
+        i++;
+    const struct hockney_point *a = &p[i], *b = &p[i + 1]; /* a->bytes < m <= b->bytes */
+    if (m <= a->bytes) return a->time;
+    if (a->bytes > 0 && a->time > 0 && b->time > 0)
+        return a->time * pow(m / a->bytes, log(b->time / a->time) / log(b->bytes / a->bytes));
+    return a->time + (b->time - a->time) * (m - a->bytes) / (b->bytes - a->bytes);
 }
 
 static cJSON *curve_json(const struct hockney_curve *c, cJSON *o)

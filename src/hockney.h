@@ -22,7 +22,7 @@
  * Each is a curve: times at the measured sizes (used as they are: seed
  * 000's "beta per load", Table 1) and one or two fitted lines between and
  * beyond them, split where the protocol changes (the eager limit is found,
- * not assumed).  hockney.json holds them; every command reads it through
+ * not assumed); copies join their measured times instead (hockney_copy).  hockney.json holds them; every command reads it through
  * model.hockney.  A file with the one-way curve only (older runs, or alpha
  * and beta from elsewhere) stands for a full-duplex network whose latencies
  * overlap: send = duplex = one-way, gap = beta m, and copies free (seed
@@ -108,7 +108,8 @@ double hockney_gap(const struct hockney *h, double m);
 /* What each further message one way adds: f(m) (half the gap, or beta m,
  * without a measurement). */
 double hockney_fan(const struct hockney *h, double m);
-/* A copy of m bytes inside a rank (0 without a measurement). */
+/* A copy of m bytes inside a rank (0 without a measurement): the measured
+ * times joined on log-log axes, not the fitted lines (they span caches). */
 double hockney_copy(const struct hockney *h, double m);
 
 /* The curves beside the one-way one, as hockney.json names them. */

@@ -363,6 +363,35 @@ static void test_copies(void **state)
     }
 }
 
+/* The copy curve between and beyond its sizes: the measured times at the
+ * measured sizes, a power law between two of them (the geometric mean at
+ * the middle on a log scale), the largest size's rate beyond it, the
+ * smallest size's time below it -- not the fitted line, which misses
+ * copies that cross cache levels (here a tenfold rate change at 1 MB). */
+static void test_copy_curve(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    static const struct hockney_point copy[] = {{10, 6e-9}, {1e4, 2e-7}, {1e6, 2e-5}, {1e7, 2e-3}};
+    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
+        h.copy.point[h.copy.npoints++] = copy[i];
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
+        assert_float_equal(hockney_copy(&h, copy[i].bytes), copy[i].time, 1e-18);
+    assert_float_equal(hockney_copy(&h, 1e5), 2e-6, 1e-15);        /* sqrt(2e-7 * 2e-5) */
+    assert_float_equal(hockney_copy(&h, sqrt(1e13)), 2e-4, 1e-13); /* between 1 and 10 MB */
+    assert_float_equal(hockney_copy(&h, 3e7), 6e-3, 1e-12);        /* 10 MB's rate */
+    assert_float_equal(hockney_copy(&h, 1), 6e-9, 1e-18);          /* below the smallest */
+    /* with a size 0 point, a line from it to the next size */
+    h.copy.npoints = 0;
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){0, 4e-9};
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){1000, 24e-9};
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_float_equal(hockney_copy(&h, 500), 14e-9, 1e-18);
+}
+
 /* x0(m), the start curve: direct's one step costs it in place of x(m);
  * Team Shift's passes and shift-isend's one step on a ring of two cost the
  * larger of x(m) and x0(m); the Shift keeps x(m); a file without it takes
@@ -589,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_auto_choice),
         cmocka_unit_test(test_start_curve),
         cmocka_unit_test(test_copies),
+        cmocka_unit_test(test_copy_curve),
         cmocka_unit_test(test_gather_early_part),
         cmocka_unit_test(test_torus_loads),
         cmocka_unit_test(test_shift_turn_loads),
