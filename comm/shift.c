@@ -88,6 +88,10 @@ static int shift_phase(struct exchange *x, struct shift_flow *f, int d)
 {
     size_t gathered = span_len(&f->buf);
     flow_phase_begin(f, x, d);
+    if (f->ring[d] == 1 && !x->opts.trim) {
+        flow_replicate(f, x->kdim[d]);
+        return SB_OK;
+    }
     for (int dir = +1; dir >= -1; dir -= 2) {
         size_t block = gathered; /* hop 1 sends the box's own block */
         for (int n = 1; n <= x->kdim[d]; n++) {

@@ -1,4 +1,5 @@
 #include "shift_flow.h"
+#include "replicate.h"
 #include "../src/log.h"
 
 #include <stdlib.h>
@@ -122,6 +123,20 @@ int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, in
     }
     memcpy(flow_receive_at(f, dir, *copied, NULL), block, *copied);
     return SB_OK;
+}
+
+void flow_replicate(struct shift_flow *f, int k)
+{
+    size_t len = span_len(&f->buf), total = (size_t)k * len;
+    note_from_left(f, len);
+    span_make_room(&f->buf, total, total, NULL);
+    unsigned char *block = f->buf.base + f->buf.front;
+    unsigned char *const sides[2] = {block - total, block + len};
+    replicate(sides, 2, (size_t)k, block, len);
+    f->buf.front -= total;
+    f->buf.back += total;
+    f->prepended += total;
+    f->appended += total;
 }
 
 /* Where this phase's gathered block starts now. */

@@ -84,6 +84,13 @@ static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir,
 int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
                     size_t *copied);
 
+/* A ring of one, untrimmed: the box is its own neighbour on both sides, so
+ * every block the phase's 2k hops would bring is its gathered block (the
+ * whole buffer as the phase begins).  Puts k copies of it ahead and k
+ * behind, as the hops would, in one go (flow_copy_block does it hop by hop
+ * where trimming makes each hop's block its own). */
+void flow_replicate(struct shift_flow *f, int k);
+
 /* A ring of two, untrimmed: the neighbour on the left is the one on the
  * right, so every block a hop brings is one of two -- that neighbour's
  * gathered block (in hop 1 from either side, and every odd hop) or this

@@ -147,6 +147,10 @@ static int isend_run(struct exchange *x, const struct payload *own, struct slots
     flow_begin(f, x, own, out);
     for (int d = 0; d < 3; d++) {
         flow_phase_begin(f, x, d);
+        if (f->ring[d] == 1 && !x->opts.trim) {
+            flow_replicate(f, x->kdim[d]);
+            continue;
+        }
         size_t to_right = span_len(&f->buf), to_left = to_right; /* the gathered block */
         for (int n = 1; n <= x->kdim[d]; n++)
             CHECK(isend_hop(x, f, d, n, &to_right, &to_left));

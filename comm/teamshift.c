@@ -25,6 +25,7 @@
  * MPI_Probe, and a member's count before the gather. */
 #include "teamshift.h"
 #include "exchange.h"
+#include "replicate.h"
 #include "../src/log.h"
 #include "../src/model.h"
 
@@ -322,16 +323,13 @@ static void keep_own(struct teamshift *s)
     free(old);
 }
 
-static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_t payload)
+/* Member i's blocks of the window along d: the skew to offset -k + i, then
+ * a step of c boxes at a time (keep_own at offset 0). */
+static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, int blocks)
 {
     const struct topology *t = x->topo;
     int k = x->kdim[d], c = t->team_size, i = t->member;
-    size_t block_len = (size_t)s->acc_slots * payload; /* uniform payloads */
-    CHECK(broadcast_acc(x, s, block_len));
-    s->mine.len = 0;
-    int blocks = teamshift_blocks(k, c, i);
     int last = -k + i + (blocks - 1) * c; /* the farthest offset this member holds */
-    int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
     if (blocks > 0) {
         int skew = -k + i;
         if (skew == 0) {
@@ -351,6 +349,27 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
             CHECK(pass_block(x, s, d, c, tag + step, NULL, newest, trim_need_of(offset, c, last),
                              &s->send_choice[d * TEAM_STEPS + step]));
         newest = s->mine.len - before;
+    }
+    return SB_OK;
+}
+
+static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_t payload)
+{
+    const struct topology *t = x->topo;
+    int k = x->kdim[d], c = t->team_size, i = t->member;
+    size_t block_len = (size_t)s->acc_slots * payload; /* uniform payloads */
+    CHECK(broadcast_acc(x, s, block_len));
+    s->mine.len = 0;
+    int blocks = teamshift_blocks(k, c, i);
+    int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
+    if (t->dims[d] == 1 && !x->opts.trim) {
+        /* A ring of one: every block of the window is the team's own. */
+        unsigned char *old;
+        unsigned char *at = bytes_extend(&s->mine, (size_t)blocks * s->acc.len, &old);
+        free(old);
+        replicate(&at, 1, (size_t)blocks, s->acc.p, s->acc.len);
+    } else {
+        CHECK(walk_window(x, s, d, tag, blocks));
     }
     CHECK(gather_blocks(x, s, d, k, x->opts.uniform ? block_len : 0));
     s->acc_slots *= 2 * k + 1;

@@ -1,0 +1,20 @@
+/* Copies of one block laid back to back, as a ring of one makes them: the
+ * box is its own neighbour, so every block a phase brings is the block it
+ * starts from.  A copy per hop reads that block from memory 2k times once
+ * it outgrows the caches (the plane of a 3D exchange: 8 MB at 100 kB a box
+ * and k = 4); here each part of it, small enough to stay in the L1, goes to
+ * every place before the next part is read, so the block is read once.
+ * Measured on 2 ranks (a 2x1x1 grid, rings of one in y and z), the Shifts
+ * went from 1.27-1.46x to 1.00-1.11x MPI_Neighbor_alltoallv at 100 kB,
+ * k = 3, 4 (docs/results/README.md, baselines-2ranks). */
+#ifndef SB_REPLICATE_H
+#define SB_REPLICATE_H
+
+#include <stddef.h>
+
+/* Fills each of the `nregions` regions at region[r] with `copies` copies of
+ * the `len` bytes at src, back to back.  No region may overlap src. */
+void replicate(unsigned char *const region[], int nregions, size_t copies, const unsigned char *src,
+               size_t len);
+
+#endif
