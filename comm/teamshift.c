@@ -20,7 +20,10 @@
  * partner is the box itself and the block is copied, not sent.  c = 1 is a
  * skew by k and then 2k one-box steps one way (the one at offset 0 a copy):
  * a one-directional Shift over the window, whose blocks arrive in offset
- * order, so the gather is skipped.
+ * order, so the gather is skipped.  On a ring of one every block of the
+ * window is the team's own, on a ring of two the neighbour's or the own
+ * one: there a member makes one pass at most and copies the rest
+ * (walk_window).
  * With varied payloads blocks are records (slots.h): sizes travel with
  * MPI_Probe, and a member's count before the gather. */
 #include "teamshift.h"
@@ -323,31 +326,44 @@ static void keep_own(struct teamshift *s)
     free(old);
 }
 
+/* Appends a copy of the `len` bytes at `at` in mine. */
+static void repeat_mine(struct teamshift *s, size_t at, size_t len)
+{
+    unsigned char *old;
+    unsigned char *to = bytes_extend(&s->mine, len, &old);
+    memcpy(to, s->mine.p + at, len);
+    free(old);
+}
+
 /* Member i's blocks of the window along d: the skew to offset -k + i, then
- * a step of c boxes at a time (keep_own at offset 0). */
+ * a step of c boxes at a time (keep_own at offset 0).  On a ring of two,
+ * untrimmed, the box at an odd offset is the neighbour and at an even one
+ * this box: the first pass that reaches an odd offset brings the
+ * neighbour's block, every later one is a copy of it (the neighbour's
+ * member i walks the same offsets, so both ends of that pass agree), every
+ * even offset a copy of the own block. */
 static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, int blocks)
 {
     const struct topology *t = x->topo;
     int k = x->kdim[d], c = t->team_size, i = t->member;
     int last = -k + i + (blocks - 1) * c; /* the farthest offset this member holds */
-    if (blocks > 0) {
-        int skew = -k + i;
-        if (skew == 0) {
-            keep_own(s);
-        } else {
-            CHECK(pass_block(x, s, d, skew, tag, s->acc.p, s->acc.len, trim_need_of(skew, c, last),
-                             &s->send_choice[d * TEAM_STEPS]));
-        }
-    }
-    size_t newest = s->mine.len;
-    for (int step = 1; step < blocks; step++) {
+    bool pair = t->dims[d] == 2 && !x->opts.trim, theirs = false;
+    size_t theirs_at = 0, theirs_len = 0, newest = 0;
+    for (int b = 0; b < blocks; b++) {
         size_t before = s->mine.len;
-        int offset = -k + i + step * c;
-        if (offset == 0) /* the team's own block, on every team at this step */
-            keep_own(s);
-        else
-            CHECK(pass_block(x, s, d, c, tag + step, NULL, newest, trim_need_of(offset, c, last),
-                             &s->send_choice[d * TEAM_STEPS + step]));
+        int offset = -k + i + b * c;
+        if (offset == 0 || (pair && offset % 2 == 0)) {
+            keep_own(s); /* offset 0: on every team at this skew or step */
+        } else if (pair && theirs) {
+            repeat_mine(s, theirs_at, theirs_len);
+        } else { /* the skew from acc, each step on the newest block */
+            CHECK(pass_block(x, s, d, b == 0 ? offset : c, tag + b, b == 0 ? s->acc.p : NULL,
+                             b == 0 ? s->acc.len : newest, trim_need_of(offset, c, last),
+                             &s->send_choice[d * TEAM_STEPS + b]));
+            theirs = pair;
+            theirs_at = before;
+            theirs_len = s->mine.len - before;
+        }
         newest = s->mine.len - before;
     }
     return SB_OK;
@@ -528,15 +544,20 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             ready[i] = arrive[i];
             parts[i] = blocks * m;
             if (blocks == 0) continue;
-            if (skew == 0)
-                ready[i] += kept_time(&counted, h, m);
-            else
-                ready[i] +=
-                    pass_time(&counted, h, c->dims[d], skew < 0 ? -skew : skew, skew_load, m);
-            for (int step = 1; step < blocks; step++)
-                ready[i] += skew + step * team == 0
-                                ? kept_time(&counted, h, m)
-                                : pass_time(&counted, h, c->dims[d], team, step_load, m);
+            /* on a ring of two one pass brings the neighbour's block, the
+               rest copy it or the own one (walk_window) */
+            bool pair = c->dims[d] == 2, theirs = false;
+            for (int step = 0; step < blocks; step++) {
+                int offset = skew + step * team;
+                if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
+                    ready[i] += kept_time(&counted, h, m);
+                    continue;
+                }
+                int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;
+                ready[i] += pass_time(&counted, h, c->dims[d], distance,
+                                      step == 0 ? skew_load : step_load, m);
+                theirs = pair;
+            }
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;

@@ -80,16 +80,18 @@ for p in s['points']:
     assert p['messages_per_exchange'] == 2 * p['k'], (p['k'], p['messages_per_exchange'])
 print('messages per exchange', sorted({(p['k'], p['messages_per_exchange']) for p in s['points']}))"
 
-# A ring of two: the Shifts send hop 1 to the right only (one message per
-# exchange on a grid of 2x1x1, at every k) and copy the periodic images,
-# every byte still verified; with md's trimmed blocks every hop stays a
-# message.
-"${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s decomp.dims=2,1,1 -s exchange.module=shift,shift-isend \
+# A ring of two: the Shifts send hop 1 to the right only and Team Shift
+# (c = 1) one pass, to the first odd window offset (one message per
+# exchange on a grid of 2x1x1, at every k); the rest are copies of the
+# periodic images, every byte still verified; with md's trimmed blocks
+# every hop stays a message.
+"${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s decomp.dims=2,1,1 \
+    -s exchange.module=shift,shift-isend,teamshift \
     -s exchange.k=1-4 -s exchange.bytes=10,5000 -s exchange.payload=uniform,varied \
     -s exchange.repetitions=2 -s exchange.warmup=0 --out "$TEST_TMP/ring-of-two" >/dev/null 2>&1
-expect "shift, shift-isend on a ring of two: one message an exchange, images copied, verified" 0 -- $PY -c "
+expect "shift, shift-isend, teamshift on a ring of two: one message an exchange, images copied, verified" 0 -- $PY -c "
 import json; s = json.load(open('$TEST_TMP/ring-of-two/summary.json'))
-assert s['verified'] is True and len(s['points']) == 32, s['points']
+assert s['verified'] is True and len(s['points']) == 48, s['points']
 for p in s['points']:
     assert p['messages_per_exchange'] == 1, (p['module'], p['k'], p['messages_per_exchange'])
 print('messages per exchange', sorted({(p['module'], p['k'], p['messages_per_exchange']) for p in s['points']}))"
