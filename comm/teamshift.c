@@ -482,11 +482,13 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
     return one.time;
 }
 
-/* The own block kept at window offset 0 (keep_own): a copy, not a pass. */
-static double kept_time(struct model_terms *t, const struct hockney *h, double bytes)
+/* The own block kept at window offset 0 (keep_own) and, on a ring of two,
+ * the images copied (walk_window): `count` copies, not passes, costed
+ * together (model_copy: one copy of them all once they outgrow a cache). */
+static double kept_time(struct model_terms *t, const struct hockney *h, int count, double bytes)
 {
     double before = t->time;
-    model_copy(t, h, 1.0, bytes);
+    model_copy(t, h, count, bytes);
     return t->time - before;
 }
 
@@ -547,10 +549,11 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             /* on a ring of two one pass brings the neighbour's block, the
                rest copy it or the own one (walk_window) */
             bool pair = c->dims[d] == 2, theirs = false;
+            int kept = 0;
             for (int step = 0; step < blocks; step++) {
                 int offset = skew + step * team;
                 if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
-                    ready[i] += kept_time(&counted, h, m);
+                    kept++;
                     continue;
                 }
                 int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;
@@ -558,6 +561,7 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                                       step == 0 ? skew_load : step_load, m);
                 theirs = pair;
             }
+            ready[i] += kept_time(&counted, h, kept, m); /* the copies together */
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;
