@@ -143,5 +143,20 @@ expect "md with auto chooses a module and runs" 0 'md: auto, .* chosen: ' 'verif
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=5,5,5 -s md.steps=20 -s exchange.module=auto \
     -s model.hockney="$PP/hockney.json"
 
+# model_check.py run's steadiness check: the same pingpong before and after
+# the sweep; a one-way time scaled by 1.3 in the second file must show as a
+# 30 % move, identical files as none.
+$PY -c "
+import json, sys; h = json.load(open('$PP/hockney.json'))
+json.dump(h, open('$TEST_TMP/same.json', 'w'))
+for p in h['per_size']: p['time_s'] *= 1.3 if p['bytes'] == 1000 else 1.0
+json.dump(h, open('$TEST_TMP/slower.json', 'w'))"
+expect "model_check: the pingpong after the sweep tells a machine that changed speed" 0 -- $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tools'); import model_check as m
+same = m.steadiness('$PP/hockney.json', '$TEST_TMP/same.json')
+moved = m.steadiness('$PP/hockney.json', '$TEST_TMP/slower.json')
+assert same == 0 and abs(moved - 30) < 1e-6, (same, moved)
+print('unchanged', same, 'moved', moved)"
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

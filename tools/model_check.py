@@ -4,8 +4,11 @@
     tools/model_check.py run [OUTDIR] [--np 2] [--statistic median] [--target 10]
         one run on this machine: shiftbox pingpong at the sweep's sizes, then
         the 2-rank 1D sweep (every module, k = 1,2,4,8, 10 B .. 100 kB) with
-        those costs as model.hockney; prints each module's median |error|
-        against the target and exits 1 when one misses it
+        those costs as model.hockney, then the pingpong again; prints each
+        module's median |error| against the target (exit 1 when one misses
+        it) and whether the machine kept its speed: the largest change of a
+        one-way time between the two pingpongs (more than half the target:
+        the errors measure the machine as much as the models)
     tools/model_check.py pingpong PINGPONG_DIR
         each size's measured one-way time against its protocol segment's line
     tools/model_check.py exchange EXCHANGE_DIR [--target PERCENT]
@@ -114,15 +117,32 @@ def run(out, nranks, statistic, target):
                   "-s", f"stats.statistic={statistic}",
                   "-s", f"model.hockney={pp}/hockney.json", "--out", os.path.join(out, "sweep")],
     ]
+    # the same pingpong again after the sweep: did the machine keep its speed?
+    after = os.path.join(out, "pingpong-after")
+    steps.append(steps[0][:-1] + [after])
     for cmd in steps:
-        log = os.path.join(out, cmd[4] + ".log")
+        log = os.path.join(out, os.path.basename(cmd[-1]) + ".log")
         with open(log, "w") as f:
             if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode != 0:
                 sys.exit(f"model_check: {' '.join(cmd)} failed; see {log}")
-    print(f"# {nranks} ranks, a 1D row (seed 000 sec. 4.2): pingpong then the sweep, one run; "
+    print(f"# {nranks} ranks, a 1D row (seed 000 sec. 4.2): pingpong, the sweep, pingpong again; "
           f"target: median |error| <= {target:g} % per module")
     missed = exchange(os.path.join(out, "sweep"), target, quiet=True)
+    drift = steadiness(os.path.join(pp, "hockney.json"), os.path.join(after, "hockney.json"))
+    if drift > target / 2:
+        print(f"the machine did not keep its speed: one-way times moved by up to {drift:.0f} % "
+              f"between the pingpong before the sweep and the one after (more than half the "
+              f"target); the errors above measure that as much as the models")
+    else:
+        print(f"the machine kept its speed: one-way times within {drift:.1f} % before and after the sweep")
     return missed
+
+
+def steadiness(before, after):
+    """The largest relative change of the one-way time at a size between two
+    hockney.json files of the same sizes, in per cent."""
+    times = [{p["bytes"]: p["time_s"] for p in json.load(open(f))["per_size"]} for f in (before, after)]
+    return max(abs(times[1][b] / t - 1) * 100 for b, t in times[0].items() if t > 0 and b in times[1])
 
 
 def main():
