@@ -378,6 +378,18 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
     int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
+    if (t->dims[d] == 1 && !x->opts.trim && c == 1) {
+        /* A ring of one walked alone: the window is the own block 2k + 1
+         * times, which is acc with 2k copies of itself after it. */
+        unsigned char *old;
+        size_t len = s->acc.len;
+        unsigned char *at = bytes_extend(&s->acc, (size_t)(2 * k) * len, &old);
+        free(old);
+        replicate(&at, 1, (size_t)(2 * k), s->acc.p, len);
+        exchange_note_buffers(x, in_use(s));
+        s->acc_slots *= 2 * k + 1;
+        return SB_OK;
+    }
     if (t->dims[d] == 1 && !x->opts.trim) {
         /* A ring of one: every block of the window is the team's own. */
         unsigned char *old;
