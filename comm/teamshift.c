@@ -562,7 +562,9 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                rest copy it or the own one (walk_window) */
             bool pair = c->dims[d] == 2, theirs = false;
             int kept = 0;
-            for (int step = 0; step < blocks; step++) {
+            if (c->dims[d] == 1) /* every block the own one (c = 1: acc grown in place) */
+                kept = team == 1 ? 2 * k : blocks;
+            for (int step = 0; step < blocks && c->dims[d] > 1; step++) {
                 int offset = skew + step * team;
                 if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
                     kept++;
