@@ -359,7 +359,7 @@ static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, 
         } else { /* the skew from acc, each step on the newest block */
             CHECK(pass_block(x, s, d, b == 0 ? offset : c, tag + b, b == 0 ? s->acc.p : NULL,
                              b == 0 ? s->acc.len : newest, trim_need_of(offset, c, last),
-                             &s->send_choice[d * TEAM_STEPS + b]));
+                             s->send_choice ? &s->send_choice[d * TEAM_STEPS + b] : NULL));
             theirs = pair;
             theirs_at = before;
             theirs_len = s->mine.len - before;

@@ -175,9 +175,9 @@ double hockney_fan(const struct hockney *h, double m)
 /* Copies cross cache levels as they grow (L1, L2, L3, memory), each with
  * its own rate, so that no line or two fit them (a decade's points miss a
  * single line by 50 %): between two measured sizes the time follows the
- * power law through both (a straight line on log-log axes), below the
- * smallest size with a time a straight line from the size 0 one, above the
- * largest at the largest one's rate. */
+ * power law through both (a straight line on log-log axes; a straight line
+ * where one of them is size or time 0), below the smallest size that
+ * size's time, above the largest at the largest one's rate. */
 double hockney_copy(const struct hockney *h, double m)
 {
     const struct hockney_curve *c = &h->copy;
