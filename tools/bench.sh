@@ -22,7 +22,8 @@
 #    (tools/md_peers.sh).
 # 4. The models' honesty: tools/model_check.py run (pingpong with every
 #    pattern the models use, then a 2-rank 1D sweep of every module against
-#    their prediction, in one run; target: median |error| <= 10 % per
+#    their prediction, then the pingpong again to tell whether the machine
+#    kept its speed, in one run; target: median |error| <= 10 % per
 #    module), and tools/auto_check.py (how often exchange.module=auto would
 #    have picked the fastest module, and what a wrong pick cost).
 # 5. Checkpoints (issue 6): 32 000 and 4 M atoms written and read back,
