@@ -71,7 +71,8 @@ static int shift_hop(struct exchange *x, struct shift_flow *f, const struct hop 
                      size_t *recv_len)
 {
     int d = h->d;
-    if (f->ring[d] == 1) return flow_copy_block(f, x, d, h->dir, h->number, send_len, recv_len);
+    if (f->ring[d] == 1) /* trimmed (shift_phase replicates an untrimmed one) */
+        return flow_copy_block(f, x, d, h->dir, h->number, send_len, recv_len);
     if (flow_image_here(f, x, d, h->dir, h->number)) {
         flow_copy_image(f, h->dir, h->number, recv_len);
         return SB_OK;

@@ -113,14 +113,8 @@ void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsign
 int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
                     size_t *copied)
 {
-    const unsigned char *block;
+    const unsigned char *block; /* in stage[0], apart from the buffer, which may move */
     CHECK(flow_trim(f, x, d, dir, hop, 0, flow_send_from(f, dir, 0, len), len, &block, copied));
-    if (block != f->stage[0] || !x->opts.trim) {
-        /* untrimmed: the block to copy is next to where it goes, on the far side */
-        unsigned char *to = flow_receive_at(f, dir, len, NULL);
-        memcpy(to, dir > 0 ? to + len : to - len, len);
-        return SB_OK;
-    }
     memcpy(flow_receive_at(f, dir, *copied, NULL), block, *copied);
     return SB_OK;
 }
@@ -128,7 +122,6 @@ int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, in
 void flow_replicate(struct shift_flow *f, int k)
 {
     size_t len = span_len(&f->buf), total = (size_t)k * len;
-    note_from_left(f, len);
     span_make_room(&f->buf, total, total, NULL);
     unsigned char *block = f->buf.base + f->buf.front;
     unsigned char *const sides[2] = {block - total, block + len};

@@ -78,9 +78,10 @@ static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir,
     return dir > 0 ? f->buf.base + f->buf.front + behind : f->buf.base + f->buf.back - behind - len;
 }
 
-/* A ring of one is its own neighbour on both sides: the block of `len`
- * bytes arrives from itself, as the next periodic image (trimmed like a
- * message); *copied receives the bytes that arrived. */
+/* A ring of one with trimming (flow_replicate copies it without): the box
+ * is its own neighbour on both sides, so the block of `len` bytes arrives
+ * from itself, as the next periodic image, trimmed like a message; *copied
+ * receives the bytes that arrived. */
 int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, int hop, size_t len,
                     size_t *copied);
 

@@ -45,7 +45,7 @@ static void make_room(struct shift_flow *f, bool both, size_t from_left, size_t 
 static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, size_t *to_right,
                      size_t *to_left)
 {
-    if (f->ring[d] == 1) {
+    if (f->ring[d] == 1) { /* trimmed (isend_run replicates an untrimmed one) */
         size_t from_left = 0, from_right = 0;
         CHECK(flow_copy_block(f, x, d, +1, n, *to_right, &from_left));
         CHECK(flow_copy_block(f, x, d, -1, n, *to_left, &from_right));

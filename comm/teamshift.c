@@ -326,6 +326,17 @@ static void keep_own(struct teamshift *s)
     free(old);
 }
 
+/* Appends `copies` copies of what `of` holds to `into` (which may be `of`:
+ * its length is taken before it grows, its bytes after). */
+static void append_copies(struct bytes *into, size_t copies, const struct bytes *of)
+{
+    size_t len = of->len;
+    unsigned char *old;
+    unsigned char *at = bytes_extend(into, copies * len, &old);
+    free(old);
+    replicate(&at, 1, copies, of->p, len);
+}
+
 /* Appends a copy of the `len` bytes at `at` in mine. */
 static void repeat_mine(struct teamshift *s, size_t at, size_t len)
 {
@@ -381,24 +392,15 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     if (t->dims[d] == 1 && !x->opts.trim && c == 1) {
         /* A ring of one walked alone: the window is the own block 2k + 1
          * times, which is acc with 2k copies of itself after it. */
-        unsigned char *old;
-        size_t len = s->acc.len;
-        unsigned char *at = bytes_extend(&s->acc, (size_t)(2 * k) * len, &old);
-        free(old);
-        replicate(&at, 1, (size_t)(2 * k), s->acc.p, len);
+        append_copies(&s->acc, (size_t)(2 * k), &s->acc);
         exchange_note_buffers(x, in_use(s));
         s->acc_slots *= 2 * k + 1;
         return SB_OK;
     }
-    if (t->dims[d] == 1 && !x->opts.trim) {
-        /* A ring of one: every block of the window is the team's own. */
-        unsigned char *old;
-        unsigned char *at = bytes_extend(&s->mine, (size_t)blocks * s->acc.len, &old);
-        free(old);
-        replicate(&at, 1, (size_t)blocks, s->acc.p, s->acc.len);
-    } else {
+    if (t->dims[d] == 1 && !x->opts.trim) /* every block of the window the team's own */
+        append_copies(&s->mine, (size_t)blocks, &s->acc);
+    else
         CHECK(walk_window(x, s, d, tag, blocks));
-    }
     CHECK(gather_blocks(x, s, d, k, x->opts.uniform ? block_len : 0));
     s->acc_slots *= 2 * k + 1;
     return SB_OK;
@@ -564,17 +566,18 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             int kept = 0;
             if (c->dims[d] == 1) /* every block the own one (c = 1: acc grown in place) */
                 kept = team == 1 ? 2 * k : blocks;
-            for (int step = 0; step < blocks && c->dims[d] > 1; step++) {
-                int offset = skew + step * team;
-                if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
-                    kept++;
-                    continue;
+            else
+                for (int step = 0; step < blocks; step++) {
+                    int offset = skew + step * team;
+                    if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
+                        kept++;
+                        continue;
+                    }
+                    int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;
+                    ready[i] += pass_time(&counted, h, c->dims[d], distance,
+                                          step == 0 ? skew_load : step_load, m);
+                    theirs = pair;
                 }
-                int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;
-                ready[i] += pass_time(&counted, h, c->dims[d], distance,
-                                      step == 0 ? skew_load : step_load, m);
-                theirs = pair;
-            }
             ready[i] += kept_time(&counted, h, kept, m); /* the copies together */
             if (i == 0) {
                 t->messages += counted.messages;
