@@ -262,6 +262,20 @@ expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with
     '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z-]+\)' 'MPI: +built with .*; runs with ' \
     'HDF5: +built with [0-9.]+; runs with [0-9.]+' 'CUDA: +built with ' -- "$SHIFTBOX" --version
 
+# Every shell script of tools/ answers --help with its header and does nothing
+# else (the folder it runs in stays empty), and refuses an unknown option.
+mkdir -p "$TEST_TMP/help-cwd"
+for script in "$ROOT"/tools/*.sh; do
+    [[ $script == */script_help.sh ]] && continue
+    name=tools/$(basename "$script")
+    expect "$name --help: its header, exit 0" 0 '[a-z]' -- \
+        timeout 30 bash -c 'cd "$1" && "$2" --help' _ "$TEST_TMP/help-cwd" "$script"
+    expect "$name --no-such-option: exit 2" 2 "unknown option '--no-such-option'" -- \
+        timeout 30 bash -c 'cd "$1" && "$2" --no-such-option' _ "$TEST_TMP/help-cwd" "$script"
+done
+expect "... and none of them wrote anything where it was called" 0 -- \
+    bash -c '[[ -z $(ls -A "$1") ]]' _ "$TEST_TMP/help-cwd"
+
 # The key tables of docs/commands/ are generated from --help (tools/keys_doc.py):
 # they must agree with it now, and a page whose table was altered must fail.
 expect "docs/commands/*.md: every key table agrees with 'shiftbox COMMAND --help'" 0 \

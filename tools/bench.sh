@@ -41,6 +41,9 @@
 # read from results/bench/bench.log, where everything printed also goes).
 # At most 2 ranks: more than the cores would oversubscribe and time nothing.
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
+[[ $# -eq 0 ]] || { echo "bench.sh: takes no arguments, got '$*' (--help)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 : "${RUNS_MD:=3}"
 : "${SHIFTBOX:=build/shiftbox}"

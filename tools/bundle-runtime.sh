@@ -11,6 +11,8 @@
 #   tools/bundle-runtime.sh [BINARY]          # default build/shiftbox
 #   # there:  source .devrt/env.sh && mpirun -np 8 build/shiftbox ...
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 cd "$(dirname "$0")/.."
 binary=${1:-build/shiftbox}
 dest=${DEVRT:-.devrt}

@@ -4,6 +4,9 @@
 # mpirun/orted and the system's copy of every bundled library, then runs a
 # verified 2-rank exchange from the bundle.  Needs root (unshare -m).
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
+[[ $# -eq 0 ]] || { echo "bundle-selftest.sh: takes no arguments, got '$*' (--help)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 dest=${DEVRT:-.devrt}
 [[ -f $dest/env.sh ]] || { echo "bundle-selftest: no $dest/env.sh (tools/bundle-runtime.sh)" >&2; exit 2; }

@@ -19,6 +19,8 @@
 # Prints the medians in MB/s and their ratios to dd's write (zeros; then
 # the same bytes); the target is >= 0.6 for the write.
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 cd "$(dirname "$0")/.."
 : "${SHIFTBOX:=build/shiftbox}"
 : "${NP:=2}"

@@ -11,6 +11,8 @@
 # its source, then runs it on 2 ranks (mpirun; MPIRUN overrides, e.g.
 # MPIRUN="srun -n 2").  Exit 1 when a message arrived wrong, 2 on bad sizes.
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC=$ROOT/tools/duplex_variants.c
 BIN=$ROOT/build/duplex_variants

@@ -48,6 +48,8 @@
 # for a quick look).  On one H200 the whole script
 # took 251 s: 35 passed, 0 failed (docs/results/gpu-h200-check.txt).
 set -uo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 if [[ $# -lt 1 || $# -gt 2 ]]; then
     echo "usage: tools/gpu-check.sh OUTDIR [BINARY]   (STEPS, MATRIX_RANKS, OVERLAP_RANKS," >&2
     echo "       OVERLAP_ARGS, BENCH_ARGS: see the comment at the top of this file)" >&2

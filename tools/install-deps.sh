@@ -2,6 +2,8 @@
 # Installs the Debian packages given as arguments that are not installed yet.
 # Does nothing when all are present; uses apt-get as root, or through sudo.
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 
 missing=()
 for pkg in "$@"; do

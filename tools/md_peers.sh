@@ -35,6 +35,8 @@
 # SHIFTBOX (build/shiftbox), OUT (results/bench/peers).  Rank counts above
 # this machine's cores time nothing; keep NPS within them.
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 cd "$(dirname "$0")/.."
 : "${SHIFTBOX:=build/shiftbox}"
 : "${NPS:=1 2}"

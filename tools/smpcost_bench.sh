@@ -6,6 +6,8 @@
 # the median and largest relative error of each module both ways.
 #   NP=2 tools/smpcost_bench.sh [OUT]      (default OUT: results/bench/smpcost)
 set -euo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 cd "$(dirname "$0")/.."
 : "${SHIFTBOX:=build/shiftbox}"
 : "${NP:=2}"

@@ -45,8 +45,8 @@ SHARED=
 BCAST=ompi
 
 usage() {
-    sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-    exit 2
+    sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
 }
 die() {
     echo "smpi-run: $*" >&2

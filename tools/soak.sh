@@ -18,6 +18,8 @@
 # which the soak must count (tests/faults.sh checks that it does).
 # Logs: $SOAK_DIR (default a new folder under /tmp), one file per run.
 set -uo pipefail
+source "$(dirname "$0")/script_help.sh"
+script_help "$0" "$@"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SHIFTBOX=${SHIFTBOX:-$ROOT/build/shiftbox}
 if [[ $# -lt 2 || ! $1 =~ ^[0-9]+$ || ! $2 =~ ^[0-9]+$ || $1 -lt 1 || $2 -lt 1 ]]; then
