@@ -49,10 +49,11 @@ struct smp_plan {
     enum smp_fit_method fit; /* the one whose best functions predict (patterns, model.smp) */
     int p;
     int reps, per_set;
-    long line_ints;  /* t_line: integers in a cache line */
-    long cache_ints; /* a worker's share of the last-level cache, in integers */
-    long tmax;       /* integers in each worker's good-mode run */
-    long bad_max;    /* largest h the bad-mode array holds */
+    double long_seconds; /* a superstep longer than this: LONG_REPS repetitions */
+    long line_ints;      /* t_line: integers in a cache line */
+    long cache_ints;     /* a worker's share of the last-level cache, in integers */
+    long tmax;           /* integers in each worker's good-mode run */
+    long bad_max;        /* largest h the bad-mode array holds */
     long pattern_ints;
     double max_seconds;
     uint64_t seed;
@@ -67,6 +68,7 @@ struct smp_sample {
     enum smp_mode mode;
     struct smp_features f;
     double seconds; /* median over repetitions: copy-in + copy-out */
+    int reps;       /* its repetitions (reps_of) */
 };
 
 /* A function fitted to one family.  With smp.fit = paper the good family's
@@ -158,6 +160,7 @@ static int read_plan(struct smp_plan *p, const struct config *c, int nranks, str
         for (int a = 0; a < NAPPS; a++)
             if (!strcmp(app, smp_app_names[a])) p->apps[a] = p->any_app = true;
     p->reps = (int)cfg_int(c, "smpcost.reps");
+    p->long_seconds = cfg_real(c, "smpcost.long_seconds");
     p->per_set = (int)cfg_int(c, "smpcost.per_set");
     p->pattern_ints = (long)cfg_int(c, "smpcost.pattern_ints");
     p->max_seconds = cfg_real(c, "smpcost.max_seconds");
@@ -335,10 +338,24 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Repetitions of a superstep whose first one took longer than
+ * smpcost.long_seconds (at most smpcost.reps). */
+#define LONG_REPS 3
+
+/* How often a superstep of `seconds` (copy-in plus copy-out) is repeated. */
+static int reps_of(const struct smp_plan *p, double seconds)
+{
+    bool long_one = p->long_seconds > 0 && seconds > p->long_seconds;
+    return long_one && p->reps > LONG_REPS ? LONG_REPS : p->reps;
+}
+
 /* Times one superstep: copy-in and copy-out, each closed by a barrier, as
- * rank 0 sees them; the median over repetitions on every rank. */
+ * rank 0 sees them; the median over repetitions on every rank.  `reps`
+ * repetitions, fewer (reps_of) where the first shows a long superstep:
+ * rank 0's time decides, so that every rank repeats alike; *made (unless
+ * NULL) says how many. */
 static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
-                         long hr, long hw, int reps, double *seconds)
+                         long hr, long hw, int reps, double *seconds, int *made)
 {
     double t[64];
     reps = reps < 64 ? reps : 64;
@@ -356,11 +373,17 @@ static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const
         copy_out(mem, p, a, hw);
         CHECK(smp_fence(mem));
         t[r] = (t1 - t0) + (MPI_Wtime() - t2);
+        if (r == 0 && reps > 1) {
+            int fewer = reps_of(p, t[0]);
+            CHECK_MPI(MPI_Bcast(&fewer, 1, MPI_INT, 0, mem->comm));
+            reps = fewer < reps ? fewer : reps;
+        }
     }
     qsort(t, (size_t)reps, sizeof *t, compare_double);
     double median = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
     CHECK_MPI(MPI_Bcast(&median, 1, MPI_DOUBLE, 0, mem->comm));
     *seconds = median;
+    if (made) *made = reps;
     return SB_OK;
 }
 
@@ -391,18 +414,21 @@ static struct superstep *suites_build(const struct smp_plan *p, int *n)
     return steps;
 }
 
-/* A superstep's accesses by its busiest worker in each mode, summed over
- * the suites and their repetitions (what the suites' time scales with);
- * the bad mode only where its array holds the superstep. */
-static void suites_work(const struct smp_plan *p, const struct superstep *steps, int n,
-                        double work[NMODES])
+/* The suites' time in one mode, from its cost per access: each
+ * superstep's accesses by its busiest worker, times its repetitions
+ * (reps_of, the copies a share of the whole); the bad mode only where its
+ * array holds the superstep. */
+static double suites_time(const struct smp_plan *p, const struct superstep *steps, int n,
+                          enum smp_mode mode, double whole, double copies)
 {
-    work[MODE_GOOD] = work[MODE_BAD] = 0.0;
+    double seconds = 0.0;
     for (int i = 0; i < n; i++) {
-        long hr = max_count(steps[i].hr, steps[i].p), hw = max_count(steps[i].hw, steps[i].p);
-        work[MODE_GOOD] += (double)p->reps * (double)(hr + hw);
-        if (bad_mode_holds(p, &steps[i])) work[MODE_BAD] += (double)p->reps * (double)(hr + hw);
+        if (mode == MODE_BAD && !bad_mode_holds(p, &steps[i])) continue;
+        double accesses =
+            (double)(max_count(steps[i].hr, steps[i].p) + max_count(steps[i].hw, steps[i].p));
+        seconds += reps_of(p, copies * accesses) * whole * accesses;
     }
+    return seconds;
 }
 
 /* The suites' time on this node, before they run: one superstep in each
@@ -413,18 +439,17 @@ static void suites_work(const struct smp_plan *p, const struct superstep *steps,
 static int estimate_suites(struct smp_memory *mem, const struct smp_plan *p,
                            const struct superstep *steps, int n, double *seconds)
 {
-    double work[NMODES];
-    suites_work(p, steps, n, work);
     *seconds = 0.0;
     for (int mode = 0; mode < NMODES; mode++) {
         struct access a = {(enum smp_mode)mode, NULL, NULL};
         long h = mode == MODE_BAD ? p->bad_max : p->tmax; /* read_plan: bad_max <= tmax */
-        if (h <= 0 || work[mode] <= 0) continue;
-        double unused;
+        if (h <= 0 || suites_time(p, steps, n, (enum smp_mode)mode, 1.0, 0.0) <= 0) continue;
+        double copies;
         CHECK(smp_fence(mem));
         double t0 = MPI_Wtime();
-        CHECK(run_superstep(mem, p, &a, h, h, 1, &unused));
-        *seconds += (MPI_Wtime() - t0) * work[mode] / (2.0 * (double)h);
+        CHECK(run_superstep(mem, p, &a, h, h, 1, &copies, NULL));
+        double whole = (MPI_Wtime() - t0) / (2.0 * (double)h);
+        *seconds += suites_time(p, steps, n, (enum smp_mode)mode, whole, copies / (2.0 * h));
     }
     CHECK_MPI(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, mem->comm));
     return SB_OK;
@@ -454,7 +479,7 @@ static int measure_suites(struct smp_memory *mem, const struct smp_plan *p,
             x->s = *s;
             x->mode = (enum smp_mode)mode;
             x->f = smp_features_of(s, p->cache_ints);
-            CHECK(run_superstep(mem, p, &a, hr, hw, p->reps, &x->seconds));
+            CHECK(run_superstep(mem, p, &a, hr, hw, p->reps, &x->seconds, &x->reps));
         }
     log_progress_done();
     return SB_OK;
@@ -623,7 +648,7 @@ static int measure_patterns(struct smp_memory *mem, const struct smp_plan *p, st
         smp_pattern_indices((enum smp_pattern)pat, mem->me, p->p, p->tmax, n, reads, writes);
         /* Warm, like data a real exchange has just touched. */
         struct access a = {MODE_GOOD, reads, writes};
-        CHECK(run_superstep(mem, p, &a, n, n, p->reps, &r->pattern_seconds[pat]));
+        CHECK(run_superstep(mem, p, &a, n, n, p->reps, &r->pattern_seconds[pat], NULL));
         free(reads);
         free(writes);
         r->pattern_count[pat] = n;
@@ -815,16 +840,16 @@ static int write_outputs(const struct run_ctx *ctx, const struct smp_plan *p,
 
     struct report_text csv;
     CHECK(report_text_open(&csv));
-    fprintf(csv.f, "suite,mode,kind,x,h,hr,hw,M,hrc,hrm,hwc,hwm,measured_s");
+    fprintf(csv.f, "suite,mode,kind,x,h,hr,hw,M,hrc,hrm,hwc,hwm,measured_s,reps");
     for (int fn = 0; fn < NFUNCTIONS; fn++)
         fprintf(csv.f, ",%s", smp_function_names[fn]);
     fprintf(csv.f, "\n");
     for (int i = 0; i < r->nsamples; i++) {
         const struct smp_sample *x = &r->samples[i];
         const struct smp_features *f = &x->f;
-        fprintf(csv.f, "%d,%s,%s,%d,%ld,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g", x->s.suite,
+        fprintf(csv.f, "%d,%s,%s,%d,%ld,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,%.6g,%d", x->s.suite,
                 mode_names[x->mode], smp_kind_names[x->s.kind], x->s.x, x->s.h, f->hr, f->hw, f->M,
-                f->hrc, f->hrm, f->hwc, f->hwm, x->seconds);
+                f->hrc, f->hrm, f->hwc, f->hwm, x->seconds, x->reps);
         for (int fn = 0; fn < NFUNCTIONS; fn++) {
             const struct smp_fitted *y = &r->fit[r->use][x->mode][fn];
             if (y->ok)
@@ -879,8 +904,10 @@ int cmd_smpcost(struct run_ctx *ctx)
         return rc;
     }
     log_info("\nsmpcost: %d workers sharing one array; cache line %ld integers; %s, %ld "
-             "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each",
-             p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps);
+             "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each, "
+             "%d of a superstep over %g s (smpcost.long_seconds)",
+             p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps,
+             reps_of(&p, p.long_seconds > 0 ? 2.0 * p.long_seconds : 1.0), p.long_seconds);
     double estimate = 0.0;
     int nsteps = 0;
     struct superstep *steps = suites_build(&p, &nsteps);

@@ -308,7 +308,13 @@ const struct key_spec config_keys[] = {
 
     /* [smpcost] --------------------------------------------------------- */
     {"smpcost", "reps", KEY_INT, "5", 1, 64, NO_REAL, NULL,
-     "repetitions of each superstep (their median is kept)"},
+     "repetitions of each superstep (their median is kept); a long one fewer "
+     "(smpcost.long_seconds)"},
+    {"smpcost", "long_seconds", KEY_REAL, "0.01", NO_INT, 0.0, 1e6, NULL,
+     "a superstep whose first repetition (copy-in plus copy-out, on rank 0) takes longer than "
+     "this is repeated 3 times, not smpcost.reps (the median of 3 of so long a superstep moved "
+     "little; the bad mode's largest supersteps took 40 of a default run's 125 s in their "
+     "fourth and fifth repetitions); 0: every superstep smpcost.reps times"},
     {"smpcost", "per_set", KEY_INT, "10", 1, 20, NO_REAL, NULL,
      "h values taken from each of seed 003's sets H0, H1, H2 (10, as the paper's), scaled from "
      "its 2^19-integer L2 to this machine's cache share per worker"},
@@ -324,8 +330,10 @@ const struct key_spec config_keys[] = {
     {"smpcost", "max_seconds", KEY_REAL, "600", NO_INT, 0.0, 1e6, NULL,
      "time limit of the suites: their time is estimated first (one superstep of each mode) "
      "and a run that would take longer stops at once (exit 2); supersteps past the limit are "
-     "skipped (and counted).  The suites' time scales with the last-level cache (2 workers "
-     "here: 1.5 min with 32 MiB, 4 min with 480 MiB)"},
+     "skipped (and counted).  The suites' time scales with the last-level cache (2 workers: "
+     "1.5 min with 32 MiB, 4 min with 480 MiB on the VMs the defaults were sized on; 1.4-1.5 "
+     "min with 32 MiB on the busy AMD EPYC VM of 2026-11-27, 2.4 before "
+     "smpcost.long_seconds)"},
 
     /* [smp] ------------------------------------------------------------- */
     {"smp", "apps", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL, "none|radix|sample|column",

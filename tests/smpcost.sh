@@ -33,6 +33,22 @@ done
 expect "plot_smpcost.py draws predicted against measured" 0 'wrote .*smpcost.png' -- \
     $PY "$ROOT/tools/plot_smpcost.py" "$out" --out "$TEST_TMP/plot"
 
+# ---- repetitions: smpcost.reps, 3 of a superstep over smpcost.long_seconds -------
+reps_are() { # WANT LONG_SECONDS: every row of smpcost.csv repeated WANT times
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost "${SMALL[@]/smpcost.reps=1/smpcost.reps=5}" \
+        -s smpcost.long_seconds="$2" --out "$TEST_TMP/reps-$2" >"$TEST_TMP/reps-$2.log" 2>&1 ||
+        return 3
+    $PY - "$TEST_TMP/reps-$2/smpcost.csv" "$1" <<'PYEOF'
+import collections, csv, sys
+seen = collections.Counter(r["reps"] for r in csv.DictReader(open(sys.argv[1])))
+print("repetitions per superstep:", dict(seen))
+sys.exit(0 if set(seen) == {sys.argv[2]} else 1)
+PYEOF
+}
+expect "smpcost.long_seconds = 0: every superstep smpcost.reps (5) times" 0 "\{'5': " -- reps_are 5 0
+expect "smpcost.long_seconds = 1e-9: every superstep longer, 3 times" 0 "\{'3': " -- reps_are 3 1e-9
+expect "... and the check sees a count other than the one wanted" 1 -- reps_are 5 1e-9
+
 # ---- small runs ----------------------------------------------------------------
 for np in 1 3; do
     expect "smpcost on $np worker(s), small sets" 0 'best: good family' -- \
