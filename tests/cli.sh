@@ -262,8 +262,9 @@ expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with
     '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z-]+\)' 'MPI: +built with .*; runs with ' \
     'HDF5: +built with [0-9.]+; runs with [0-9.]+' 'CUDA: +built with ' -- "$SHIFTBOX" --version
 
-# Every shell script of tools/ answers --help with its header and does nothing
-# else (the folder it runs in stays empty), and refuses an unknown option.
+# Every script of tools/ answers --help (the shell ones with their header) and
+# does nothing else (the folder it runs in stays empty), and refuses an
+# unknown option (exit 2).
 mkdir -p "$TEST_TMP/help-cwd"
 for script in "$ROOT"/tools/*.sh; do
     [[ $script == */script_help.sh ]] && continue
@@ -272,6 +273,15 @@ for script in "$ROOT"/tools/*.sh; do
         timeout 30 bash -c 'cd "$1" && "$2" --help' _ "$TEST_TMP/help-cwd" "$script"
     expect "$name --no-such-option: exit 2" 2 "unknown option '--no-such-option'" -- \
         timeout 30 bash -c 'cd "$1" && "$2" --no-such-option' _ "$TEST_TMP/help-cwd" "$script"
+done
+# ... and so does every Python script (plotmeta.py is a module the plots import)
+for script in "$ROOT"/tools/*.py; do
+    [[ $script == */plotmeta.py ]] && continue
+    name=tools/$(basename "$script")
+    expect "$name --help: exit 0" 0 '[a-z]' -- \
+        timeout 30 bash -c 'cd "$1" && /usr/bin/python3 "$2" --help' _ "$TEST_TMP/help-cwd" "$script"
+    expect "$name --no-such-option: exit 2" 2 -- \
+        timeout 30 bash -c 'cd "$1" && /usr/bin/python3 "$2" --no-such-option' _ "$TEST_TMP/help-cwd" "$script"
 done
 expect "... and none of them wrote anything where it was called" 0 -- \
     bash -c '[[ -z $(ls -A "$1") ]]' _ "$TEST_TMP/help-cwd"

@@ -95,6 +95,10 @@ def main(argv):
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
+    if argv[1].startswith("-"):
+        print(f"bench_table: unknown option {argv[1]!r}; usage: bench_table.py LOG (--help)",
+              file=sys.stderr)
+        return 2
     try:
         lines = open(argv[1], errors="replace").read().splitlines()
     except OSError as e:

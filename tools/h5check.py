@@ -185,6 +185,11 @@ def main(argv):
         return 0 if len(argv) >= 2 else 2
     if argv[1] == "--one" and len(argv) == 3:
         return check_one(argv[2])
+    for path in argv[1:]:
+        if path.startswith("-"):
+            print(f"h5check: unknown option {path!r}; usage: h5check.py FILE... (--help)",
+                  file=sys.stderr)
+            return 2
     failed = 0
     for path in argv[1:]:
         child = subprocess.run([sys.executable, __file__, "--one", path],

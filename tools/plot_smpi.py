@@ -163,6 +163,11 @@ def main():
     if len(sys.argv) not in (2, 3) or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
         sys.exit(0 if len(sys.argv) == 2 else 2)
+    for a in sys.argv[1:]:
+        if a.startswith("-"):
+            print(f"plot_smpi.py: unknown option {a!r}; usage: plot_smpi.py SWEEP_DIR [OUT_DIR] "
+                  "(--help)", file=sys.stderr)
+            sys.exit(2)
     d = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) == 3 else d
     os.makedirs(out, exist_ok=True)

@@ -113,6 +113,9 @@ def local(path, hosts):
 
 
 def main(argv):
+    if len(argv) > 1 and argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
     try:
         kind = argv[1]
         if kind == "local":
@@ -126,7 +129,8 @@ def main(argv):
         if hosts < 1:
             raise ValueError(hosts)
     except (IndexError, ValueError):
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     text = HEADER.format(what=what, args=" ".join(argv[1:-1]), config=config, cluster=cluster)
     with open(out, "w") as f:
         f.write(text)
