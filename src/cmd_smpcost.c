@@ -351,9 +351,10 @@ static int reps_of(const struct smp_plan *p, double seconds)
 
 /* Times one superstep: copy-in and copy-out, each closed by a barrier, as
  * rank 0 sees them; the median over repetitions on every rank.  `reps`
- * repetitions, fewer (reps_of) where the first shows a long superstep:
- * rank 0's time decides, so that every rank repeats alike; *made (unless
- * NULL) says how many. */
+ * repetitions; a suite's superstep (`made` given) fewer where the first
+ * shows a long one (reps_of: rank 0's time decides, so that every rank
+ * repeats alike), *made saying how many.  The patterns and the estimate
+ * (made NULL) always make `reps`. */
 static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
                          long hr, long hw, int reps, double *seconds, int *made)
 {
@@ -373,7 +374,7 @@ static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const
         copy_out(mem, p, a, hw);
         CHECK(smp_fence(mem));
         t[r] = (t1 - t0) + (MPI_Wtime() - t2);
-        if (r == 0 && reps > 1) {
+        if (r == 0 && reps > 1 && made) {
             int fewer = reps_of(p, t[0]);
             CHECK_MPI(MPI_Bcast(&fewer, 1, MPI_INT, 0, mem->comm));
             reps = fewer < reps ? fewer : reps;
@@ -905,9 +906,9 @@ int cmd_smpcost(struct run_ctx *ctx)
     }
     log_info("\nsmpcost: %d workers sharing one array; cache line %ld integers; %s, %ld "
              "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each, "
-             "%d of a superstep over %g s (smpcost.long_seconds)",
+             "%d of a superstep over smpcost.long_seconds = %g s%s",
              p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps,
-             reps_of(&p, p.long_seconds > 0 ? 2.0 * p.long_seconds : 1.0), p.long_seconds);
+             reps_of(&p, 2.0 * p.long_seconds), p.long_seconds, p.long_seconds > 0 ? "" : " (off)");
     double estimate = 0.0;
     int nsteps = 0;
     struct superstep *steps = suites_build(&p, &nsteps);

@@ -311,8 +311,9 @@ const struct key_spec config_keys[] = {
      "repetitions of each superstep (their median is kept); a long one fewer "
      "(smpcost.long_seconds)"},
     {"smpcost", "long_seconds", KEY_REAL, "0.01", NO_INT, 0.0, 1e6, NULL,
-     "a superstep whose first repetition (copy-in plus copy-out, on rank 0) takes longer than "
-     "this is repeated 3 times, not smpcost.reps (the median of 3 of so long a superstep moved "
+     "a superstep of the suites whose first repetition (copy-in plus copy-out, on rank 0) "
+     "takes longer than this is repeated 3 times (at most smpcost.reps), not smpcost.reps; "
+     "ShiftBox's patterns always smpcost.reps (the median of 3 of so long a superstep moved "
      "little; the bad mode's largest supersteps took 40 of a default run's 125 s in their "
      "fourth and fifth repetitions); 0: every superstep smpcost.reps times"},
     {"smpcost", "per_set", KEY_INT, "10", 1, 20, NO_REAL, NULL,
