@@ -66,7 +66,8 @@ struct trim_choice {
 void trim_choice_free(struct trim_choice *c);
 
 /* Copies the needed items of a block of `nrecords` slot records (slots.h)
- * to dst as records; need[3] per axis.  With `reselect` the choice is made
+ * to dst as records (dst may be the block itself: trimmed in place);
+ * need[3] per axis.  With `reselect` the choice is made
  * anew, otherwise the last choice is replayed.  *written receives the bytes
  * written (never more than len).  SB_EVERIFY with a message when the block
  * does not match the last choice (a protocol error). */
