@@ -89,9 +89,8 @@ struct teamshift {
      * keeps before the gather, per dimension. */
     struct trim_choice *send_choice, *gather_choice; /* [3][TEAM_STEPS] */
     struct bytes stage;                              /* a trimmed block in flight */
-    struct bytes exact;                              /* this member's blocks, trimmed */
     /* acc's swaps in the last run, all with one buffer (a phase's blocks:
-     * mine or, trimmed, exact with c = 1; the leader's next with c > 1),
+     * mine with c = 1; the leader's next with c > 1),
      * undone as the next run starts (teamshift_run) */
     int swaps;
     struct bytes *swapped_with;
@@ -99,31 +98,41 @@ struct teamshift {
 
 #define TEAM_STEPS (2 * EXCHANGE_MAX_K + 2)
 
-/* With trimming: appends to `into` the items of a block of acc_slots
- * records that `need` keeps along axis d. */
+/* With trimming: writes at `to` (which may be `block`, trimmed in place)
+ * the items of a block of acc_slots records that `need` keeps along axis d;
+ * *written bytes. */
+static int trim_to(struct exchange *x, struct teamshift *s, int d, struct trim_need need,
+                   struct trim_choice *choice, const unsigned char *block, size_t len,
+                   unsigned char *to, size_t *written)
+{
+    struct trim_need needs[3] = {trim_need_all(), trim_need_all(), trim_need_all()};
+    needs[d] = need;
+    struct sb_msg m;
+    if (trim_records(x->opts.trim, choice, x->reselect, block, len, s->acc_slots, needs, to,
+                     written, &m) != SB_OK) {
+        log_rank_error("teamshift: %s", m.text);
+        return SB_EVERIFY;
+    }
+    return SB_OK;
+}
+
+/* The same appended to `into`. */
 static int trim_block(struct exchange *x, struct teamshift *s, int d, struct trim_need need,
                       struct trim_choice *choice, const unsigned char *block, size_t len,
                       struct bytes *into)
 {
-    struct trim_need needs[3] = {trim_need_all(), trim_need_all(), trim_need_all()};
-    needs[d] = need;
     unsigned char *old;
     unsigned char *at = bytes_extend(into, len, &old);
     free(old);
     size_t written;
-    struct sb_msg m;
-    if (trim_records(x->opts.trim, choice, x->reselect, block, len, s->acc_slots, needs, at,
-                     &written, &m) != SB_OK) {
-        log_rank_error("teamshift: %s", m.text);
-        return SB_EVERIFY;
-    }
+    CHECK(trim_to(x, s, d, need, choice, block, len, at, &written));
     into->len -= len - written;
     return SB_OK;
 }
 
 static size_t in_use(const struct teamshift *s)
 {
-    return s->acc.len + s->mine.len + s->gathered.len + s->next.len + s->stage.len + s->exact.len;
+    return s->acc.len + s->mine.len + s->gathered.len + s->next.len + s->stage.len;
 }
 
 static int count_of(size_t n, int *out)
@@ -245,7 +254,9 @@ static size_t records_length(const unsigned char *p, const unsigned char *end, i
 /* The leader collects every member's blocks and lays them out by offset. */
 /* With trimming: each of this member's blocks cut down to what its own
  * offset needs, so that the leader's slots are exactly what every module
- * delivers. */
+ * delivers; in place in mine (a block only shrinks, so what is written
+ * never passes what is still to be read; a second buffer cost a copy of
+ * every block, the own one whole, per phase). */
 static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k,
                            struct bytes **out)
 {
@@ -253,19 +264,20 @@ static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k
     int c = t->team_size, i = t->member;
     *out = &s->mine;
     if (!x->opts.trim) return SB_OK;
-    s->exact.len = 0;
     const unsigned char *at = s->mine.p, *end = s->mine.p + s->mine.len;
+    unsigned char *to = s->mine.p;
     for (int b = 0; b < teamshift_blocks(k, c, i); b++) {
-        size_t len = records_length(at, end, s->acc_slots);
+        size_t len = records_length(at, end, s->acc_slots), written;
         if (len == 0 && s->acc_slots > 0) {
             log_rank_error("teamshift: block %d of member %d is malformed", b, i);
             return SB_EVERIFY;
         }
-        CHECK(trim_block(x, s, d, trim_need_one(-k + i + b * c),
-                         &s->gather_choice[d * TEAM_STEPS + b], at, len, &s->exact));
+        CHECK(trim_to(x, s, d, trim_need_one(-k + i + b * c), &s->gather_choice[d * TEAM_STEPS + b],
+                      at, len, to, &written));
         at += len;
+        to += written;
     }
-    *out = &s->exact;
+    s->mine.len = (size_t)(to - s->mine.p);
     return SB_OK;
 }
 
@@ -362,6 +374,19 @@ static void repeat_mine(struct teamshift *s, size_t at, size_t len)
     free(old);
 }
 
+/* What a pass that brings the block of window offset `offset` carries with
+ * trimming: what its holders need, this one and those it is passed on to
+ * (offset + c, ... <= last), but not past offset 0: there the member keeps
+ * its own block and passes that one on instead (keep_own), so a block that
+ * reaches 0 goes no further.  (Counting the holders past 0 made every pass
+ * before it carry the whole box: in md on 1 rank Team Shift's exchange took
+ * several times the Shift's.) */
+static struct trim_need chain_need(int offset, int c, int last)
+{
+    if (offset < 0 && offset % c == 0) last = -c; /* the chain meets 0 */
+    return trim_need_of(offset, c, last);
+}
+
 /* Member i's blocks of the window along d: the skew to offset -k + i, then
  * a step of c boxes at a time (keep_own at offset 0).  On a ring of two,
  * untrimmed, the box at an odd offset is the neighbour and at an even one
@@ -385,7 +410,7 @@ static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, 
             repeat_mine(s, theirs_at, theirs_len);
         } else { /* the skew from acc, each step on the newest block */
             CHECK(pass_block(x, s, d, b == 0 ? offset : c, tag + b, b == 0 ? s->acc.p : NULL,
-                             b == 0 ? s->acc.len : newest, trim_need_of(offset, c, last),
+                             b == 0 ? s->acc.len : newest, chain_need(offset, c, last),
                              s->send_choice ? &s->send_choice[d * TEAM_STEPS + b] : NULL));
             theirs = pair;
             theirs_at = before;
@@ -491,7 +516,6 @@ static void teamshift_destroy(struct exchange *x)
     free(s->send_choice);
     free(s->gather_choice);
     free(s->stage.p);
-    free(s->exact.p);
     free(s->counts);
     free(s->displs);
     free(s);

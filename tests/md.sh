@@ -58,6 +58,20 @@ for np in 4 8; do
     dirs+=("$TEST_TMP/bits-$np-none")
     expect "np=$np: four modules and both ghost filters give the same bits" 0 -- same_bits "${dirs[@]}"
 done
+# Team Shift's trimmed passes carry what the holders along their chain need
+# (a chain that reaches offset 0 stops there): with teams of 2 and 3 and
+# k = 2 and 3 (chains that cross 0 and chains that stop at it) the slab
+# filter gives the bits of untrimmed ghosts on the same teams.
+for spec in "6 2 2" "6 3 3" "4 2 3"; do
+    set -- $spec # ranks, team size, k
+    for filter in slab none; do
+        "${MPIRUN[@]}" -np "$1" "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=100 -s md.k="$3" \
+            -s exchange.module=teamshift -s exchange.team_size="$2" -s md.ghost_filter=$filter \
+            --out "$TEST_TMP/chain-$1-$2-$3-$filter" >/dev/null 2>&1
+    done
+    expect "teamshift on $1 ranks, teams of $2, k = $3: trimmed ghosts give the untrimmed bits" 0 -- \
+        same_bits "$TEST_TMP/chain-$1-$2-$3-slab" "$TEST_TMP/chain-$1-$2-$3-none"
+done
 agree() { # energies of runs on 1, 2, 4 and 8 ranks within 1e-10 relative
     "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=100 --out "$TEST_TMP/ranks-1" >/dev/null 2>&1
     $PY - "$TEST_TMP"/ranks-1 "$TEST_TMP"/bits-4-shift "$TEST_TMP"/bits-8-shift <<'PYEOF'
