@@ -263,7 +263,7 @@ static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k
     const struct topology *t = x->topo;
     int c = t->team_size, i = t->member;
     *out = &s->mine;
-    if (!x->opts.trim) return SB_OK;
+    if (!x->opts.trim || !s->mine.p) return SB_OK; /* no blocks at all */
     const unsigned char *at = s->mine.p, *end = s->mine.p + s->mine.len;
     unsigned char *to = s->mine.p;
     for (int b = 0; b < teamshift_blocks(k, c, i); b++) {
@@ -471,7 +471,10 @@ static int teamshift_run(struct exchange *x, const struct payload *own, struct s
        With the buffers alternating, 100 kB at k = 1 on 2x1x1 took 1.9x
        shift-isend with the modules interleaved (its z phase 178 us against
        72 us run alone); now about as long. */
-    if (s->swaps % 2) swap_bytes(&s->acc, s->swapped_with);
+    if (s->swaps % 2) {
+        swap_bytes(&s->acc, s->swapped_with);
+        s->swapped_with->len = 0; /* the last run's slots: not in use */
+    }
     s->swaps = 0;
     s->acc_slots = 1;
     s->acc.len = 0;

@@ -93,7 +93,7 @@ static long trim_one(const struct exchange_trim *t, struct trim_choice *c, bool 
         return -1;
     }
     size_t out = c->chosen[r];
-    copy_runs(c->kept + *cursor, out, t->item, src, dst);
+    if (out) copy_runs(c->kept + *cursor, out, t->item, src, dst); /* kept may be NULL */
     *cursor += out;
     return (long)out;
 }

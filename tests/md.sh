@@ -41,6 +41,7 @@ same_bits() { # DIR... : equal final energies (17 digits) and position digests
     for d in "$@"; do
         local v
         v="$(md_value "$d" md.final.total) $(md_value "$d" md.position_digest)"
+        [[ $v == *[0-9a-f]\ [0-9a-f]* ]] || { echo "$d: no finished run ($v)"; return 1; }
         [[ -z ${first:-} ]] && first=$v
         [[ $v == "$first" ]] || { echo "$d: $v differs from $first"; return 1; }
     done
@@ -62,11 +63,16 @@ done
 # (a chain that reaches offset 0 stops there): with teams of 2 and 3 and
 # k = 2 and 3 (chains that cross 0 and chains that stop at it) the slab
 # filter gives the bits of untrimmed ghosts on the same teams.
-for spec in "6 2 2" "6 3 3" "4 2 3"; do
-    set -- $spec # ranks, team size, k
+# On 4x1x1 boxes narrower than cut-off + skin the holders two boxes away
+# need items too: teams of 2 with k = 4 on 4 cells' width in all (member
+# 0's chain -4, -2 stops at 0; the holder at -2 needs the items its forces
+# reach, the one at -4 none) and teams of 1 with k = 2 (-2, -1).
+for spec in "6 2 2 auto 6" "6 3 3 auto 6" "4 2 3 auto 6" "8 2 4 4,1,1 4" "4 1 2 4,1,1 6"; do
+    set -- $spec # ranks, team size, k, boxes, cells along each axis
     for filter in slab none; do
-        "${MPIRUN[@]}" -np "$1" "$SHIFTBOX" md -s md.cells=6,6,6 -s md.steps=100 -s md.k="$3" \
-            -s exchange.module=teamshift -s exchange.team_size="$2" -s md.ghost_filter=$filter \
+        "${MPIRUN[@]}" -np "$1" "$SHIFTBOX" md -s md.cells="$5,$5,$5" -s md.steps=100 \
+            -s md.k="$3" -s exchange.module=teamshift -s exchange.team_size="$2" \
+            -s md.ghost_filter=$filter -s decomp.dims="$4" \
             --out "$TEST_TMP/chain-$1-$2-$3-$filter" >/dev/null 2>&1
     done
     expect "teamshift on $1 ranks, teams of $2, k = $3: trimmed ghosts give the untrimmed bits" 0 -- \
