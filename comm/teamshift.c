@@ -89,11 +89,9 @@ struct teamshift {
      * keeps before the gather, per dimension. */
     struct trim_choice *send_choice, *gather_choice; /* [3][TEAM_STEPS] */
     struct bytes stage;                              /* a trimmed block in flight */
-    /* acc's swaps in the last run, all with one buffer (a phase's blocks:
-     * mine with c = 1; the leader's next with c > 1),
-     * undone as the next run starts (teamshift_run) */
+    /* acc's swaps in the last run (swapped_with), undone as the next run
+     * starts (teamshift_run) */
     int swaps;
-    struct bytes *swapped_with;
 };
 
 #define TEAM_STEPS (2 * EXCHANGE_MAX_K + 2)
@@ -229,12 +227,18 @@ static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, 
     return SB_OK;
 }
 
-/* acc takes the blocks of `with`, which takes acc's buffer. */
-static void note_swap(struct teamshift *s, struct bytes *with)
+/* The one buffer acc swaps with, phase after phase: a phase's blocks, the
+ * member's own with c = 1, the leader's next (in offset order) with c > 1. */
+static struct bytes *swapped_with(struct teamshift *s, int team_size)
 {
-    swap_bytes(&s->acc, with);
+    return team_size == 1 ? &s->mine : &s->next;
+}
+
+/* acc takes the phase's blocks, which take acc's buffer. */
+static void swap_acc(struct teamshift *s, int team_size)
+{
+    swap_bytes(&s->acc, swapped_with(s, team_size));
     s->swaps++;
-    s->swapped_with = with;
 }
 
 /* Bytes of the block of `records` records at p, or 0 when it runs past end. */
@@ -257,12 +261,10 @@ static size_t records_length(const unsigned char *p, const unsigned char *end, i
  * delivers; in place in mine (a block only shrinks, so what is written
  * never passes what is still to be read; a second buffer cost a copy of
  * every block, the own one whole, per phase). */
-static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k,
-                           struct bytes **out)
+static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k)
 {
     const struct topology *t = x->topo;
     int c = t->team_size, i = t->member;
-    *out = &s->mine;
     if (!x->opts.trim || !s->mine.p) return SB_OK; /* no blocks at all */
     const unsigned char *at = s->mine.p, *end = s->mine.p + s->mine.len;
     unsigned char *to = s->mine.p;
@@ -285,15 +287,14 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
 {
     const struct topology *t = x->topo;
     int c = t->team_size, mine;
-    struct bytes *blocks;
-    CHECK(trim_for_gather(x, s, d, k, &blocks));
+    CHECK(trim_for_gather(x, s, d, k));
     if (c == 1) { /* one member walked the window in offset order: its blocks are the next acc */
         exchange_note_buffers(x, in_use(s));
-        note_swap(s, blocks);
-        blocks->len = 0;
+        swap_acc(s, c);
+        s->mine.len = 0;
         return SB_OK;
     }
-    CHECK(count_of(blocks->len, &mine));
+    CHECK(count_of(s->mine.len, &mine));
     if (x->opts.uniform) {
         for (int j = 0; j < c; j++)
             s->counts[j] = teamshift_blocks(k, c, j) * (int)block_len;
@@ -311,7 +312,7 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
         bytes_empty(&s->gathered, total);
     }
     if (t->member == 0) s->gathered.len = total;
-    CHECK_MPI(MPI_Gatherv(blocks->p, mine, MPI_BYTE, s->gathered.p, s->counts, s->displs, MPI_BYTE,
+    CHECK_MPI(MPI_Gatherv(s->mine.p, mine, MPI_BYTE, s->gathered.p, s->counts, s->displs, MPI_BYTE,
                           0, t->team));
     exchange_note_buffers(x, in_use(s));
     if (t->member != 0) {
@@ -336,7 +337,7 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
         s->displs[j] += (int)len;
         s->counts[j] -= (int)len;
     }
-    note_swap(s, &s->next);
+    swap_acc(s, c);
     s->next.len = s->gathered.len = 0;
     return SB_OK;
 }
@@ -472,8 +473,8 @@ static int teamshift_run(struct exchange *x, const struct payload *own, struct s
        shift-isend with the modules interleaved (its z phase 178 us against
        72 us run alone); now about as long. */
     if (s->swaps % 2) {
-        swap_bytes(&s->acc, s->swapped_with);
-        s->swapped_with->len = 0; /* the last run's slots: not in use */
+        swap_acc(s, t->team_size);
+        swapped_with(s, t->team_size)->len = 0; /* the last run's slots: not in use */
     }
     s->swaps = 0;
     s->acc_slots = 1;

@@ -908,7 +908,7 @@ int cmd_smpcost(struct run_ctx *ctx)
              "integers per worker; h up to %ld (bad mode up to %ld); %d repetitions each, "
              "%d of a superstep over smpcost.long_seconds = %g s%s",
              p.p, p.line_ints, p.cache_source, p.cache_ints, p.tmax, p.bad_max, p.reps,
-             reps_of(&p, 2.0 * p.long_seconds), p.long_seconds, p.long_seconds > 0 ? "" : " (off)");
+             reps_of(&p, HUGE_VAL), p.long_seconds, p.long_seconds > 0 ? "" : " (off)");
     double estimate = 0.0;
     int nsteps = 0;
     struct superstep *steps = suites_build(&p, &nsteps);

@@ -23,10 +23,12 @@
  * 000's "beta per load", Table 1) and one or two fitted lines between and
  * beyond them, split where the protocol changes (the eager limit is found,
  * not assumed); copies join their measured times instead (hockney_copy).
- * hockney.json holds them; every command reads it through model.hockney.  A file with the one-way
- * curve only (older runs, or alpha and beta from elsewhere) stands for a full-duplex network whose
- * latencies overlap: send = duplex = one-way, gap = beta m, and copies free (seed 000's model
- * counts messages only); a file without start (before it was measured) takes start = duplex. */
+ * hockney.json holds them; every command reads it through model.hockney.
+ * A file with the one-way curve only (older runs, or alpha and beta from
+ * elsewhere) stands for a full-duplex network whose latencies overlap:
+ * send = duplex = one-way, gap = beta m, and copies free (seed 000's model
+ * counts messages only); a file without start (before it was measured)
+ * takes start = duplex. */
 #ifndef SB_HOCKNEY_H
 #define SB_HOCKNEY_H
 

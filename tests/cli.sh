@@ -268,22 +268,17 @@ expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with
 # does nothing else (the folder it runs in stays empty), and refuses an
 # unknown option (exit 2).
 mkdir -p "$TEST_TMP/help-cwd"
-for script in "$ROOT"/tools/*.sh; do
-    [[ $script == */script_help.sh ]] && continue
-    name=tools/$(basename "$script")
-    expect "$name --help: its header, exit 0" 0 '[a-z]' -- \
-        timeout 30 bash -c 'cd "$1" && "$2" --help' _ "$TEST_TMP/help-cwd" "$script"
-    expect "$name --no-such-option: exit 2" 2 "unknown option '--no-such-option'" -- \
-        timeout 30 bash -c 'cd "$1" && "$2" --no-such-option' _ "$TEST_TMP/help-cwd" "$script"
-done
-# ... and so does every Python script (plotmeta.py is a module the plots import)
-for script in "$ROOT"/tools/*.py; do
-    [[ $script == */plotmeta.py ]] && continue
+for script in "$ROOT"/tools/*.sh "$ROOT"/tools/*.py; do
+    case $script in
+    */script_help.sh | */plotmeta.py) continue ;; # sourced, imported: not run
+    *.py) run=(/usr/bin/python3 "$script") said='.' ;; # argparse's words, or the script's
+    *) run=("$script") said="unknown option '--no-such-option'" ;;
+    esac
     name=tools/$(basename "$script")
     expect "$name --help: exit 0" 0 '[a-z]' -- \
-        timeout 30 bash -c 'cd "$1" && /usr/bin/python3 "$2" --help' _ "$TEST_TMP/help-cwd" "$script"
-    expect "$name --no-such-option: exit 2" 2 -- \
-        timeout 30 bash -c 'cd "$1" && /usr/bin/python3 "$2" --no-such-option' _ "$TEST_TMP/help-cwd" "$script"
+        timeout 30 bash -c 'cd "$1" && shift && "$@" --help' _ "$TEST_TMP/help-cwd" "${run[@]}"
+    expect "$name --no-such-option: exit 2" 2 "$said" -- \
+        timeout 30 bash -c 'cd "$1" && shift && "$@" --no-such-option' _ "$TEST_TMP/help-cwd" "${run[@]}"
 done
 expect "... and none of them wrote anything where it was called" 0 -- \
     bash -c '[[ -z $(ls -A "$1") ]]' _ "$TEST_TMP/help-cwd"
