@@ -16,7 +16,20 @@
  *                      dimension, layer after layer, the slab gathered so far
  *                      with one MPI_Sendrecv to the right and one to the left;
  *                      on a ring of one a copy (LAMMPS's sendproc == me, as the
- *                      Shift does): the Shift's blocks, without its rendezvous */
+ *                      Shift does): the Shift's blocks, without its rendezvous
+ *
+ * and one reference, which is not counted as a best:
+ *
+ *   baseline-ssend     baseline-p2p's messages as blocking MPI_Ssend/MPI_Recv
+ *                      pairs, the lower rank of a pair sending first, every
+ *                      rank taking its peers in ascending rank (one global
+ *                      order of the pairs: the smallest pair not yet done
+ *                      always finds both its ranks ready, so it cannot
+ *                      deadlock): the rendezvous of seed 000 sec. 4.1 on the
+ *                      fewest messages.  On a ring of two these are the
+ *                      Shift's messages (one each way per phase), so a module
+ *                      over baseline-ssend is what remains once the
+ *                      rendezvous is paid (tools/baseline_check.py) */
 #include "exchange.h"
 #include "../src/log.h"
 
@@ -31,6 +44,7 @@ struct baseline {
     int *peer;      /* distinct peer ranks in the leaders' communicator */
     int *recv_slot; /* per peer: the first slot its payload fills, received straight there */
     int *source;    /* per slot: the peer index that fills it; -1: this box (centre, images) */
+    int *by_rank;   /* baseline-ssend: the peer indices, ascending in rank */
     int *counts, *send_at, *recv_at; /* MPI_Neighbor_alltoallv's, per peer */
     MPI_Comm graph;                  /* baseline-neighbor */
     MPI_Request *requests;
@@ -89,6 +103,20 @@ static int neighbor_setup(struct exchange *x)
 }
 
 /* The slots for payloads of m bytes; the run's MPI counts fit an int. */
+static int ssend_setup(struct exchange *x)
+{
+    CHECK(baseline_setup(x));
+    struct baseline *s = x->state;
+    s->by_rank = sb_malloc((size_t)(s->npeers + 1) * sizeof *s->by_rank, "baseline peers");
+    for (int p = 0; p < s->npeers; p++) { /* insertion sort: a few dozen peers */
+        int at = p;
+        for (; at > 0 && s->peer[s->by_rank[at - 1]] > s->peer[p]; at--)
+            s->by_rank[at] = s->by_rank[at - 1];
+        s->by_rank[at] = p;
+    }
+    return SB_OK;
+}
+
 static int prepare(struct exchange *x, const struct payload *own, struct slots *out)
 {
     struct baseline *s = x->state;
@@ -167,6 +195,28 @@ static int neighbor_run(struct exchange *x, const struct payload *own, struct sl
     return SB_OK;
 }
 
+static int ssend_run(struct exchange *x, const struct payload *own, struct slots *out)
+{
+    struct baseline *s = x->state;
+    CHECK(prepare(x, own, out));
+    const int m = (int)own->bytes;
+    MPI_Comm comm = x->topo->leaders;
+    const int me = x->topo->box;
+    const int tag = exchange_tag(x, BASELINE_TAG);
+    fill_own(s, own, out);
+    for (int i = 0; i < s->npeers; i++) {
+        int p = s->by_rank[i];
+        unsigned char *into = out->data + out->offset[s->recv_slot[p]];
+        if (me < s->peer[p]) CHECK_MPI(MPI_Ssend(own->data, m, MPI_BYTE, s->peer[p], tag, comm));
+        CHECK_MPI(MPI_Recv(into, m, MPI_BYTE, s->peer[p], tag, comm, MPI_STATUS_IGNORE));
+        if (me > s->peer[p]) CHECK_MPI(MPI_Ssend(own->data, m, MPI_BYTE, s->peer[p], tag, comm));
+    }
+    fill_copies(s, own->bytes, out);
+    x->last.messages += s->npeers;
+    x->last.bytes += (long long)s->npeers * m;
+    return SB_OK;
+}
+
 /* The slab at offset j along dimension d once the dimensions before d are
  * gathered: one slot (x), a row of slots (y), a plane (z); contiguous in
  * the slots' [dz][dy][dx] order. */
@@ -220,6 +270,7 @@ static void baseline_destroy(struct exchange *x)
     free(s->peer);
     free(s->recv_slot);
     free(s->source);
+    free(s->by_rank);
     free(s->counts);
     free(s->requests);
     free(s->buf);
@@ -248,5 +299,14 @@ const exchange_ops baseline_staged_ops = {
     .summary = "baseline, not a module: LAMMPS-style staged MPI_Sendrecv, x then y then z",
     .setup = baseline_setup,
     .run = staged_run,
+    .destroy = baseline_destroy,
+};
+
+const exchange_ops baseline_ssend_ops = {
+    .name = "baseline-ssend",
+    .summary = "reference, not a best: baseline-p2p's messages as MPI_Ssend/MPI_Recv pairs, "
+               "the rendezvous of seed 000 sec. 4.1",
+    .setup = ssend_setup,
+    .run = ssend_run,
     .destroy = baseline_destroy,
 };

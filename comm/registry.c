@@ -5,14 +5,15 @@
 #include <string.h>
 
 extern const exchange_ops shift_ops, shift_isend_ops, teamshift_ops, direct_ops;
-extern const exchange_ops baseline_p2p_ops, baseline_neighbor_ops, baseline_staged_ops;
+extern const exchange_ops baseline_p2p_ops, baseline_neighbor_ops, baseline_staged_ops,
+    baseline_ssend_ops;
 
 const exchange_ops *const exchange_modules[] = {
     &shift_ops, &shift_isend_ops, &teamshift_ops, &direct_ops, NULL,
 };
 
 const exchange_ops *const exchange_baselines[] = {
-    &baseline_p2p_ops, &baseline_neighbor_ops, &baseline_staged_ops, NULL,
+    &baseline_p2p_ops, &baseline_neighbor_ops, &baseline_staged_ops, &baseline_ssend_ops, NULL,
 };
 
 const exchange_ops *exchange_lookup(const char *name)

@@ -38,12 +38,14 @@ const struct key_spec config_keys[] = {
      "partner at once); auto: the smallest prediction of model.hockney (Team Shift only past "
      "model.auto_margin); all: every module but auto"},
     {"exchange", "baseline", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL,
-     "none|baseline-p2p|baseline-neighbor|baseline-staged",
+     "none|baseline-p2p|baseline-neighbor|baseline-staged|baseline-ssend",
      "hand-written exchanges (comm/baseline.c) run beside the modules on the same boxes, "
      "interleaved and verified alike, to measure the modules against; not modules (no model, "
      "never chosen by auto), uniform payloads only: baseline-p2p (MPI_Isend/Irecv, one message "
      "per distinct peer), baseline-neighbor (MPI_Neighbor_alltoallv), baseline-staged "
-     "(LAMMPS-style MPI_Sendrecv, x then y then z); all: the three"},
+     "(LAMMPS-style MPI_Sendrecv, x then y then z), baseline-ssend (a reference, not a best: "
+     "baseline-p2p's messages as MPI_Ssend/MPI_Recv pairs, the rendezvous the Shift pays); all: "
+     "the four"},
     {"exchange", "k", KEY_INT_LIST, "1-4", 1, 64, NO_REAL, NULL,
      "layers of neighbour boxes: each box receives the (2k+1)^3 boxes within k (sweep list)"},
     {"exchange", "bytes", KEY_INT_LIST, "10,1000,10000", 0, 1 << 30, NO_REAL, NULL,
@@ -82,7 +84,8 @@ const struct key_spec config_keys[] = {
      "-1: off; R: after each exchange flip one byte of one slot on rank R (the run must then "
      "exit 1)"},
     {"exchange", "inject_module", KEY_CHOICE_LIST, "all", NO_INT, NO_REAL,
-     "shift|shift-isend|teamshift|direct|baseline-p2p|baseline-neighbor|baseline-staged",
+     "shift|shift-isend|teamshift|direct|baseline-p2p|baseline-neighbor|baseline-staged|"
+     "baseline-ssend",
      "the modules (and baselines) whose slots inject_fault corrupts"},
     {"exchange", "inject_into", KEY_CHOICE, "slots", NO_INT, NO_REAL, "slots|hashes",
      "slots: before the byte check (which must catch it); hashes: after it, before the last "

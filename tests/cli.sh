@@ -88,7 +88,7 @@ for module in shift shift-isend teamshift direct; do
         -s exchange.inject_fault=2 -s exchange.inject_module=$module
 done
 # ---- the hand-written baselines (issue 16): verified alike, faults caught -------------
-for baseline in baseline-p2p baseline-neighbor baseline-staged; do
+for baseline in baseline-p2p baseline-neighbor baseline-staged baseline-ssend; do
     expect "a fault in $baseline's slots is caught" 1 "rank 1: verify: $baseline c=1" \
         'verified: false' -- \
         "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=direct \
@@ -106,8 +106,24 @@ expect "baselines beside every module, teams of 2 (leaders only): slots agree" 0
     -s exchange.baseline=all -s exchange.team_size=1,2 -s exchange.k=1,2 \
     -s exchange.bytes=10,1000 -s exchange.repetitions=2 --out "$bl"
 expect "... and baseline_check.py prints every module over the best baseline" 0 \
-    'best_us' 'shift/staged' '# within the target: shift [0-9]+ of 8' -- \
+    'best_us' 'shift/staged' 'ssend/best +shift/ssend' '# within the target: shift [0-9]+ of 8' \
+    '# the Shift over baseline-ssend \(the same rendezvous, hand-written\): [0-9]+ of 8' -- \
     $PY "$ROOT/tools/baseline_check.py" "$bl"
+# baseline-ssend is a reference: made the fastest, it must still not be the best,
+# and a Shift far above it must count as missed
+mkdir -p "$TEST_TMP/bl-fast-ssend"
+$PY - "$bl/summary.json" "$TEST_TMP/bl-fast-ssend/summary.json" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for p in s["points"]:
+    if p["module"] == "baseline-ssend":
+        p["time_s"]["median"] = 1e-12
+json.dump(s, open(sys.argv[2], "w"))
+PYEOF
+expect "baseline_check.py: baseline-ssend, fastest, is never the best; the Shift over it counted" 0 \
+    '# the Shift over baseline-ssend \(the same rendezvous, hand-written\): 0 of 8' 'no reference chosen' -- \
+    bash -c '"$@" >"$0" && cat "$0" && ! grep -Eq "^ *[0-9]+x[0-9]+x[0-9]+ .* baseline-ssend " "$0" && echo no reference chosen' \
+    "$TEST_TMP/bl-fast-ssend.out" $PY "$ROOT/tools/baseline_check.py" "$TEST_TMP/bl-fast-ssend"
 expect "... its summary.json keeps to the schema" 0 -- \
     $PY "$ROOT/tools/schema_check.py" "$bl/summary.json"
 expect "model_check.py on a folder without results: names the file it wants (exit 2)" 2 \
@@ -121,7 +137,8 @@ expect "baseline_check.py on a run without baselines: says so" 1 'no baseline po
 # here so that a new docs/results table does not change what is checked)
 {
     cat "$ROOT/tests/data/bench-table-baselines.txt" "$ROOT/docs/results/md-peers-avx512-2ranks.txt"
-    printf '%s\n' 'smpcost took 45 s (target: under 120)' \
+    printf '%s\n' '# the Shift over baseline-ssend (the same rendezvous, hand-written): 11 of 12 within the target' \
+        'smpcost took 45 s (target: under 120)' \
         'smp.fit = searched: HrHwM-c (good) 8.0 %, HrHwM (bad) 45.8 % average on the validation suites' \
         '     atoms        MB write_MB/s  read_MB/s    dd_MB/s write/dd  read/dd dd_same_MB/s write/dd_same' \
         '   4000000     422.6        905       2043       1665     0.54     1.23         2107          0.43'
@@ -129,6 +146,7 @@ expect "baseline_check.py on a run without baselines: says so" 1 'no baseline po
 expect "bench_table.py: one row per figure, each target met or MISSED, a count" 0 \
     '2b exchange +direct: points within 1.3x of the best baseline +12 of 12 +12 of 12 +met' \
     '2b exchange +shift: points within 1.3x .* MISSED' \
+    '2b exchange +shift: points within 1.3x of baseline-ssend \(its rendezvous, hand-written\) +11 of 12 +12 of 12 +MISSED' \
     '3 MD +256k atoms, 1 rank\(s\): shiftbox-every20 / minimd +1.94 +>= 1.5 +met' \
     '3 MD +256k atoms, 2 rank\(s\): shiftbox / lammps-opt +1.32 +>= 1.2 +met' \
     '3 MD +256k atoms, 1 rank\(s\): shiftbox memory per atom / LAMMPS.s +0.98 +<= 1.0 +met' \

@@ -12,8 +12,9 @@
 # 2b. The modules against the hand-written baselines (exchange.baseline=all:
 #    Isend/Irecv per distinct peer, Neighbor_alltoallv, LAMMPS-style staged
 #    Sendrecv), k = 1..4, 10 B .. 100 kB; prints each module over the
-#    fastest baseline (target 1.3) and the Shift's excess taken apart
-#    (tools/baseline_check.py).
+#    fastest baseline (target 1.3) and the Shift's excess taken apart,
+#    against baseline-ssend (the same messages with its rendezvous) among
+#    others (tools/baseline_check.py).
 # 3. The MD proxy beside LAMMPS (Debian's lmp, plain and -sf opt) and miniMD
 #    (from MINIMD_DIR, skipped without it) on the same LJ benchmark, 32 000
 #    and 256 000 atoms, 1 and NP ranks: medians of RUNS_MD runs, ShiftBox's

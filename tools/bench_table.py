@@ -33,6 +33,11 @@ def rows_of(lines):
                 name, got, _, total = part.rsplit(" ", 3)
                 rows.append(("2b exchange", f"{name}: points within 1.3x of the best baseline",
                              f"{got} of {total}", f"{total} of {total}", got == total))
+        m = re.match(r"# the Shift over baseline-ssend .*: (\d+) of (\d+) within", line)
+        if m:
+            rows.append(("2b exchange", "shift: points within 1.3x of baseline-ssend (its "
+                         "rendezvous, hand-written)", f"{m[1]} of {m[2]}", f"{m[2]} of {m[2]}",
+                         m[1] == m[2]))
         m = re.match(r"# (\d+) atoms, \d+ steps, (\d+) rank", line)
         if m:
             atoms_ranks = f"{int(m[1]) // 1000}k atoms, {m[2]} rank(s)"
