@@ -11,6 +11,7 @@
  * predictions bound any superstep (sec. 5), and ShiftBox's own copy
  * patterns are placed inside that interval. */
 #include "command.h"
+#include "cpu_cache.h"
 #include "log.h"
 #include "report.h"
 #include "smp/apps_run.h"
@@ -96,57 +97,6 @@ struct smp_results {
     struct smp_app_runs apps;
 };
 
-/* ---- the machine ------------------------------------------------------------ */
-
-static long read_long_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long v = 0;
-    char unit = 0;
-    if (!f) return 0;
-    if (fscanf(f, "%ld%c", &v, &unit) < 1) v = 0;
-    fclose(f);
-    if (unit == 'K') v *= 1024;
-    if (unit == 'M') v *= 1024 * 1024;
-    return v;
-}
-
-/* The line size and the last-level cache of cpu0 from sysfs (else sysconf). */
-static void read_caches(long *line_bytes, long *llc_bytes, int *llc_level)
-{
-    *line_bytes = 0;
-    *llc_bytes = 0;
-    *llc_level = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[128];
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        long level = read_long_file(path);
-        if (level == 0) break;
-        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        long size = read_long_file(path);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
-        long line = read_long_file(path);
-        if (line > 0 && *line_bytes == 0) *line_bytes = line;
-        if (level >= *llc_level) {
-            *llc_level = (int)level;
-            *llc_bytes = size;
-        }
-    }
-    if (*line_bytes == 0) *line_bytes = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-    if (*llc_bytes > 0) return;
-    /* No cache in sysfs (some virtual machines): the C library's answer
-     * from the processor's own description (CPUID). */
-    static const int names[] = {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE};
-    for (int i = 0; i < 2 && *llc_bytes <= 0; i++) {
-        long size = sysconf(names[i]);
-        if (size > 0) {
-            *llc_bytes = size;
-            *llc_level = -(3 - i); /* negative: from sysconf, not sysfs */
-        }
-    }
-}
-
 static int read_plan(struct smp_plan *p, const struct config *c, int nranks, struct sb_msg *m)
 {
     memset(p, 0, sizeof *p);
@@ -165,9 +115,10 @@ static int read_plan(struct smp_plan *p, const struct config *c, int nranks, str
     p->pattern_ints = (long)cfg_int(c, "smpcost.pattern_ints");
     p->max_seconds = cfg_real(c, "smpcost.max_seconds");
     p->seed = (uint64_t)cfg_int(c, "run.seed");
-    long line = 0, llc = 0;
-    int level = 0;
-    read_caches(&line, &llc, &level);
+    struct cpu_caches caches;
+    cpu_caches_read(&caches);
+    long line = caches.line, llc = caches.llc;
+    int level = caches.llc_level;
     if (cfg_int(c, "smpcost.line_bytes") > 0) line = (long)cfg_int(c, "smpcost.line_bytes");
     if (line <= 0)
         return sb_fail(m, SB_EUSAGE,

@@ -10,6 +10,7 @@
  * --out DIR summary.json and stencil.csv. */
 #include "checkpoint/checkpoint.h"
 #include "command.h"
+#include "cpu_cache.h"
 #include "decomp.h"
 #include "log.h"
 #include "report.h"
@@ -63,7 +64,7 @@ struct stencil_point {
     uint64_t hash;
     int verified;           /* 1 yes, 0 failed, -1 not checked */
     struct field_diff diff; /* against the same backend */
-    int cpu_agrees; /* CUDA runs: 1 bit-identical to the CPU backend, 0 not, -1 not checked */
+    int cpu_agrees;     /* CUDA runs: 1 bit-identical to the CPU backend, 0 not, -1 not checked */
     const char *stores; /* what the sweeps' stores were: cached, streaming, or device (CUDA) */
     struct field_diff cpu; /* against the CPU backend */
 };
@@ -367,9 +368,9 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     prm.overlap = pt->overlap;
     struct stencil_run r;
     int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
-    pt->stores = p->ops != &stencil_backend_cpu                     ? "device"
+    pt->stores = p->ops != &stencil_backend_cpu                ? "device"
                  : r.backend.layout.stores == STORES_STREAMING ? "streaming"
-                                                                : "cached";
+                                                               : "cached";
     if (rc == SB_OK && p->warmup > 0) {
         r.p.inject_fault = -1;
         rc = stencil_fill(&r);
@@ -604,7 +605,14 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
-    char tiles[64] = "sized to the L2 cache";
+    char tiles[96] = "sized to the GPU's L2 cache";
+    if (strcmp(p->ops->name, "cuda")) {
+        struct cpu_caches caches;
+        cpu_caches_read(&caches);
+        snprintf(tiles, sizeof tiles,
+                 "sized to %.1f MiB of cache (the L2 and a share of the last level)",
+                 (double)cpu_cache_per_rank(&caches) / (1 << 20));
+    }
     if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
     if (b->temporal && !p->ops->sweeps_blocked)
         log_info("stencil.blocking = temporal: the %s backend has no temporal blocking; its "

@@ -276,7 +276,8 @@ const struct key_spec config_keys[] = {
     {"stencil", "tile", KEY_INT, "0", 0, 1 << 24, NO_REAL, NULL,
      "stencil.blocking = temporal: the tile's width (CPU: 3D y lines, 2D x points; CUDA: 3D z "
      "planes, 2D y rows); 0: sized to the cache (CPU: n + 2 planes of a tile in both fields "
-     "fill half the L2; CUDA: tile + n + 1 planes of both fields fill half the L2; n: the "
+     "fill half of the L2 and the rank's share of the last level, from sysfs; CUDA: tile + n + 1 "
+     "planes of both fields fill half the L2; n: the "
      "sweeps done together, d, or d - 1 with overlap)"},
     {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,
      "1: compute the interior while the halo travels, then the outer frame (seed 004 "
