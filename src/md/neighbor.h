@@ -45,7 +45,7 @@ struct neighbor {
      * between builds. */
     double *sorted;
     size_t sorted_cap;
-    int *near; /* the candidate ranges around one home bin: first, end */
+    int *near; /* the candidate ranges around one home bin: first, end, highest index */
 };
 
 /* Builds the lists of particles [i_lo, i_hi) among x[0..nown+nghost).
