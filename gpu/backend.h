@@ -148,6 +148,9 @@ struct stencil_backend_ops {
      * of the blocked axis, 0 sized to the cache. */
     int (*sweeps_blocked)(struct stencil_backend *b, int n, const struct sbox *box, int tile,
                           double *seconds);
+    /* Optional: the bytes of cache that tile = 0 sizes the tiles to (NULL:
+     * the backend's own L2, described as such). */
+    size_t (*tile_cache_bytes)(void);
 };
 
 struct stencil_backend {

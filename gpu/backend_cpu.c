@@ -473,4 +473,5 @@ const struct stencil_backend_ops stencil_backend_cpu = {
     .copy_time = cpu_copy_time,
     .cache_bytes = cpu_cache_bytes,
     .sweeps_blocked = cpu_sweeps_blocked,
+    .tile_cache_bytes = cpu_tile_cache_bytes,
 };

@@ -36,6 +36,11 @@ void cpu_avx512_fence(void);
  * computed on tiles of `tile` lines (0: sized to the L2 cache) so that the
  * n sweeps make one pass over memory; the same bits as the n sweeps one
  * after the other. */
+/* The cache a rank's temporal tiles fill half of (tile = 0): its L2 and
+ * its share of the last level (src/cpu_cache.h), 1 MiB where none is
+ * known; read once. */
+size_t cpu_tile_cache_bytes(void);
+
 void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
                          const struct sbox *box, int tile);
 

@@ -40,8 +40,9 @@
  * the last level (src/cpu_cache.h).  The L2 alone is too little: a tile
  * also reads the n + 1 lines below it that the tile before wrote, so thin
  * tiles move much of the field twice (3D 512^3, depth 8, on an EPYC with
- * 512 KiB of L2 and 16 MiB of L3 per core: the L2's 8 lines made 0.98-1.07
- * GCells/s, 32-192 lines 1.32-1.70).  2D tiles run on one thread; 3D ones
+ * 512 KiB of L2 and 16 MiB of L3 per core, single runs: the L2's 8 lines
+ * made 0.92-1.14 GCells/s, 24-192 lines 1.32-1.70;
+ * docs/results/stencil-temporal-tile-ab.txt).  2D tiles run on one thread; 3D ones
  * spread each plane's lines over the rank's OpenMP threads. */
 #include "backend_cpu.h"
 #include "../src/cpu_cache.h"
@@ -61,16 +62,22 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
-/* The tile for tile = 0: 2 (n + 2) tile planes in half a rank's cache. */
-static int auto_tile(const struct stencil_layout *l, int n)
+size_t cpu_tile_cache_bytes(void)
 {
-    static long per_rank = -1; /* read once: sysfs files */
+    static long per_rank = -1; /* read once (sysfs files), by the main thread */
     if (per_rank < 0) {
         struct cpu_caches caches;
         cpu_caches_read(&caches);
         per_rank = cpu_cache_per_rank(&caches);
+        if (per_rank <= 0) per_rank = 1 << 20; /* not reported: 1 MiB */
     }
-    double cache = per_rank > 0 ? (double)per_rank : 1024.0 * 1024.0; /* not reported: 1 MiB */
+    return (size_t)per_rank;
+}
+
+/* The tile for tile = 0: 2 (n + 2) tile planes in half a rank's cache. */
+static int auto_tile(const struct stencil_layout *l, int n)
+{
+    double cache = (double)cpu_tile_cache_bytes();
     /* one tile line: a whole x line in 3D, one point in 2D */
     double line = (double)l->real_bytes * (l->dim == 3 ? (double)layout_pitch(l) : 1.0);
     double tile = cache / 2 / (2.0 * (n + 2) * line);

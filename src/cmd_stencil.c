@@ -10,7 +10,6 @@
  * --out DIR summary.json and stencil.csv. */
 #include "checkpoint/checkpoint.h"
 #include "command.h"
-#include "cpu_cache.h"
 #include "decomp.h"
 #include "log.h"
 #include "report.h"
@@ -605,14 +604,11 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
-    char tiles[96] = "sized to the GPU's L2 cache";
-    if (strcmp(p->ops->name, "cuda")) {
-        struct cpu_caches caches;
-        cpu_caches_read(&caches);
+    char tiles[96] = "sized to the L2 cache";
+    if (p->ops->tile_cache_bytes && !strcmp(blocking_word(p), "temporal"))
         snprintf(tiles, sizeof tiles,
-                 "sized to %.1f MiB of cache (the L2 and a share of the last level)",
-                 (double)cpu_cache_per_rank(&caches) / (1 << 20));
-    }
+                 "sized to %.1f MiB of cache (the rank's L2 and share of the last level)",
+                 (double)p->ops->tile_cache_bytes() / (1 << 20));
     if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
     if (b->temporal && !p->ops->sweeps_blocked)
         log_info("stencil.blocking = temporal: the %s backend has no temporal blocking; its "

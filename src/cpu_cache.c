@@ -1,3 +1,4 @@
+/* The caches of cpu0 from sysfs (src/cpu_cache.h). */
 #include "cpu_cache.h"
 
 #include <stdio.h>
@@ -30,7 +31,8 @@ int cpu_list_count(const char *list)
             b = strtol(from, &end, 10);
             if (end == from || b < a) break;
         }
-        n += (int)(b - a + 1);
+        n += b - a + 1 < 1 << 20 ? (int)(b - a + 1) : 1 << 20; /* no absurd range overflows */
+        if (n >= 1 << 20) break;
         if (*end != ',') break;
         at = end + 1;
     }
@@ -79,7 +81,8 @@ void cpu_caches_read(struct cpu_caches *c)
         }
     }
     if (c->line == 0) c->line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
-    if (c->l2 == 0 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) c->l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (c->l2 == 0 && l2 > 0) c->l2 = l2;
     if (c->llc > 0) return;
     static const int names[] = {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE};
     for (int i = 0; i < 2 && c->llc <= 0; i++) {
@@ -88,17 +91,14 @@ void cpu_caches_read(struct cpu_caches *c)
             c->llc = size;
             c->llc_level = -(3 - i); /* negative: from sysconf, not sysfs */
         }
-        /* CPUID may describe the host's whole last level: counted as shared by
-         * every CPU this machine has, the share errs on the small side */
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if (c->llc_level == -3 && cpus > 1) c->llc_sharing = (int)cpus;
     }
 }
 
 long cpu_cache_per_rank(const struct cpu_caches *c)
 {
-    long share = c->llc_sharing > 0 ? c->llc / c->llc_sharing : c->llc;
-    int level = c->llc_level < 0 ? -c->llc_level : c->llc_level;
-    if (level <= 2) return c->l2 > 0 ? c->l2 : share;
+    long share = c->llc_sharing > 1 ? c->llc / c->llc_sharing : c->llc;
+    if (c->llc_level < 0) /* CPUID's last level may be the whole host's: the L2 only */
+        return c->l2 > 0 ? c->l2 : c->llc_level == -2 ? c->llc : 0;
+    if (c->llc_level <= 2) return share; /* the L2 is the last level, maybe shared */
     return c->l2 + share;
 }

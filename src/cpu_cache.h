@@ -21,7 +21,10 @@ void cpu_caches_read(struct cpu_caches *c);
 int cpu_list_count(const char *list);
 
 /* The cache one rank of a full node may count on: its level-2 cache and
- * its share of a last level above it; 0 where nothing is known. */
+ * its share of a last level above it (a last-level L2: its share); from
+ * sysconf only the L2, as CPUID may describe the host's whole L3; 0 where
+ * nothing is known.  (The stencil's calibration and stencil.stores=auto
+ * keep sysconf's last level on purpose: glibc's memcpy decides by it.) */
 long cpu_cache_per_rank(const struct cpu_caches *c);
 
 #endif

@@ -36,8 +36,7 @@ def rows_of(lines):
         m = re.match(r"# the Shift over baseline-ssend .*: (\d+) of (\d+) within", line)
         if m:
             rows.append(("2b exchange", "shift: points within 1.3x of baseline-ssend (its "
-                         "rendezvous, hand-written)", f"{m[1]} of {m[2]}", f"{m[2]} of {m[2]}",
-                         m[1] == m[2]))
+                         "rendezvous, hand-written; a diagnostic)", f"{m[1]} of {m[2]}", "-", None))
         m = re.match(r"# (\d+) atoms, \d+ steps, (\d+) rank", line)
         if m:
             atoms_ranks = f"{int(m[1]) // 1000}k atoms, {m[2]} rank(s)"
