@@ -222,8 +222,8 @@ scan_avx2(const struct neighbor *nb, int c0, int c1, int i, int nown, const doub
  * fill in index order (fill_bins); -1 if they are empty.  A candidate
  * range whose highest index is at most i holds no own partner j > i and no
  * ghost (their indices are nown and above): particle i skips it, and its
- * list is the same.  (About a third of the candidates of md's LJ benchmark
- * are skipped so.) */
+ * list is the same.  (A third of the candidates of md's LJ benchmark,
+ * 32 000 atoms on 1 rank, are skipped so.) */
 static int highest_index(const struct neighbor *nb, int b0, int b1)
 {
     int top = -1;
