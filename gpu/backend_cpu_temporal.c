@@ -40,10 +40,10 @@
  * the last level (src/cpu_cache.h).  The L2 alone is too little: a tile
  * also reads the n + 1 lines below it that the tile before wrote, so thin
  * tiles move much of the field twice (3D 512^3, depth 8, on an EPYC with
- * 512 KiB of L2 and 16 MiB of L3 per core, single runs: the L2's 8 lines
- * made 0.92-1.14 GCells/s, 24-192 lines 1.32-1.70;
- * docs/results/stencil-temporal-tile-ab.txt).  2D tiles run on one thread; 3D ones
- * spread each plane's lines over the rank's OpenMP threads. */
+ * 512 KiB of L2 and 16 MiB of L3 per core: the L2's 8 lines made 0.92-1.14
+ * GCells/s, 24-192 lines 1.32-1.70; docs/results/stencil-temporal-tile-ab.txt).
+ * 2D tiles run on one thread; 3D ones spread each plane's lines over the
+ * rank's OpenMP threads. */
 #include "backend_cpu.h"
 #include "../src/cpu_cache.h"
 

@@ -97,8 +97,7 @@ void cpu_caches_read(struct cpu_caches *c)
 long cpu_cache_per_rank(const struct cpu_caches *c)
 {
     long share = c->llc_sharing > 1 ? c->llc / c->llc_sharing : c->llc;
-    if (c->llc_level < 0) /* CPUID's last level may be the whole host's: the L2 only */
-        return c->l2 > 0 ? c->l2 : c->llc_level == -2 ? c->llc : 0;
+    if (c->llc_level < 0) return c->l2;  /* CPUID's L3 may be the whole host's: the L2 only */
     if (c->llc_level <= 2) return share; /* the L2 is the last level, maybe shared */
     return c->l2 + share;
 }
