@@ -2,13 +2,16 @@
  * around a box, every list holds exactly the partners within reach that a
  * brute-force search finds (own partners j > i, then ghosts), in the same
  * lists whether the candidate scan runs in AVX-512, in AVX2 or in the
- * portable loop (every one this processor runs); and the comparison catches
+ * portable loop (every one this processor runs), with the own particles in
+ * random or in md's cell order, for whole boxes and a team member's slice;
+ * and the comparison catches
  * a list that lost one partner; a particle with more ghosts within reach
  * than a list counts is refused, whichever scan runs. */
 #include "cmocka_prelude.h"
 #include "../src/md/neighbor.h"
 #include "md_particles.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,24 +37,72 @@ static int compare_ints(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-/* How many particles' lists differ from the brute-force search. */
-static int wrong_lists(const struct neighbor *nb, const double *x)
+/* How many lists of particles [lo, hi) differ from the brute-force search. */
+static int wrong_slice(const struct neighbor *nb, const double *x, int lo, int hi)
 {
     int wrong = 0, *want = malloc((NOWN + NGHOST) * sizeof *want);
-    for (int i = 0; i < NOWN; i++) {
+    for (int i = lo; i < hi; i++) {
+        const int r = i - lo; /* the list's row */
         int n = 0, own = 0;
         for (int j = i + 1; j < NOWN; j++)
             if (within(x, i, j)) want[n++] = j, own++;
         for (int j = NOWN; j < NOWN + NGHOST; j++)
             if (within(x, i, j)) want[n++] = j;
-        int got[NOWN + NGHOST], len = nb->own[i] + nb->ghosts[i];
-        memcpy(got, nb->list + nb->start[i], (size_t)len * sizeof *got);
-        qsort(got, (size_t)nb->own[i], sizeof *got, compare_ints);
-        qsort(got + nb->own[i], (size_t)nb->ghosts[i], sizeof *got, compare_ints);
-        wrong += len != n || nb->own[i] != own || memcmp(got, want, (size_t)n * sizeof *got);
+        int got[NOWN + NGHOST], len = nb->own[r] + nb->ghosts[r];
+        memcpy(got, nb->list + nb->start[r], (size_t)len * sizeof *got);
+        qsort(got, (size_t)nb->own[r], sizeof *got, compare_ints);
+        qsort(got + nb->own[r], (size_t)nb->ghosts[r], sizeof *got, compare_ints);
+        wrong += len != n || nb->own[r] != own || memcmp(got, want, (size_t)n * sizeof *got);
     }
     free(want);
     return wrong;
+}
+
+static int wrong_lists(const struct neighbor *nb, const double *x)
+{
+    return wrong_slice(nb, x, 0, NOWN);
+}
+
+/* Own particles in the order of cells of about half the reach, as md
+ * sorts them: most candidate ranges then hold only partners j < i, which
+ * the build skips (neighbor.c, highest_index). */
+static int by_cell(const void *a, const void *b)
+{
+    const double *p = a, *q = b;
+    for (int d = 0; d < 3; d++) {
+        int cp = (int)floor(p[d] / (REACH / 2)), cq = (int)floor(q[d] / (REACH / 2));
+        if (cp != cq) return cp < cq ? -1 : 1;
+    }
+    return 0;
+}
+
+/* With the own particles in cell order, whole lists and a team member's
+ * slice (rows [lo, hi), as teams split a box's particles) hold exactly the
+ * brute-force partners, and every scan builds the same slice. */
+static void test_sorted_particles_and_slices(void **state)
+{
+    (void)state;
+    double *x = particles(5);
+    qsort(x, NOWN, 3 * sizeof *x, by_cell);
+    const int lo = NOWN / 3, hi = 2 * NOWN / 3;
+    struct neighbor whole = {0}, ref = {0};
+    neighbor_scan_isa = SB_ISA_PORTABLE;
+    neighbor_build(&whole, x, NOWN, NGHOST, 0, NOWN, EDGE, REACH);
+    neighbor_build(&ref, x, NOWN, NGHOST, lo, hi, EDGE, REACH);
+    assert_int_equal(wrong_lists(&whole, x), 0);
+    assert_int_equal(wrong_slice(&ref, x, lo, hi), 0);
+    for (enum sb_isa isa = SB_ISA_AVX2; isa <= sb_isa(); isa++) {
+        struct neighbor slice = {0};
+        neighbor_scan_isa = isa;
+        neighbor_build(&slice, x, NOWN, NGHOST, lo, hi, EDGE, REACH);
+        assert_int_equal(slice.list_len, ref.list_len);
+        assert_memory_equal(slice.list, ref.list, ref.list_len * sizeof *ref.list);
+        neighbor_free(&slice);
+    }
+    neighbor_scan_isa = SB_ISA_AVX512;
+    neighbor_free(&whole);
+    neighbor_free(&ref);
+    free(x);
 }
 
 static void test_lists_right_and_scans_alike(void **state)
@@ -135,6 +186,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists_right_and_scans_alike),
+        cmocka_unit_test(test_sorted_particles_and_slices),
         cmocka_unit_test(test_lost_partner_caught),
         cmocka_unit_test(test_partner_count_limit),
     };
