@@ -173,6 +173,17 @@ static void fill_copies(const struct baseline *s, size_t m, struct slots *out)
     }
 }
 
+/* The end of a run with one message per distinct peer: each peer's payload
+ * copied into its other slots, and the messages counted. */
+static int peers_done(struct exchange *x, size_t m, struct slots *out)
+{
+    struct baseline *s = x->state;
+    fill_copies(s, m, out);
+    x->last.messages += s->npeers;
+    x->last.bytes += (long long)s->npeers * (long long)m;
+    return SB_OK;
+}
+
 static int p2p_run(struct exchange *x, const struct payload *own, struct slots *out)
 {
     struct baseline *s = x->state;
@@ -187,10 +198,7 @@ static int p2p_run(struct exchange *x, const struct payload *own, struct slots *
                             &s->requests[s->npeers + p]));
     fill_own(s, own, out);
     CHECK_MPI(MPI_Waitall(2 * s->npeers, s->requests, MPI_STATUSES_IGNORE));
-    fill_copies(s, own->bytes, out);
-    x->last.messages += s->npeers;
-    x->last.bytes += (long long)s->npeers * m;
-    return SB_OK;
+    return peers_done(x, own->bytes, out);
 }
 
 static int neighbor_run(struct exchange *x, const struct payload *own, struct slots *out)
@@ -206,10 +214,7 @@ static int neighbor_run(struct exchange *x, const struct payload *own, struct sl
     CHECK_MPI(MPI_Neighbor_alltoallv(own->data, s->counts, s->send_at, MPI_BYTE, out->data,
                                      s->counts, s->recv_at, MPI_BYTE, s->graph));
     fill_own(s, own, out);
-    fill_copies(s, own->bytes, out);
-    x->last.messages += s->npeers;
-    x->last.bytes += (long long)s->npeers * m;
-    return SB_OK;
+    return peers_done(x, own->bytes, out);
 }
 
 static int ssend_run(struct exchange *x, const struct payload *own, struct slots *out)
@@ -228,10 +233,7 @@ static int ssend_run(struct exchange *x, const struct payload *own, struct slots
         CHECK_MPI(MPI_Recv(into, m, MPI_BYTE, s->peer[p], tag, comm, MPI_STATUS_IGNORE));
         if (me > s->peer[p]) CHECK_MPI(MPI_Ssend(own->data, m, MPI_BYTE, s->peer[p], tag, comm));
     }
-    fill_copies(s, own->bytes, out);
-    x->last.messages += s->npeers;
-    x->last.bytes += (long long)s->npeers * m;
-    return SB_OK;
+    return peers_done(x, own->bytes, out);
 }
 
 /* The slab at offset j along dimension d once the dimensions before d are
