@@ -21,7 +21,7 @@
 struct cpu_state {
     unsigned char *in, *out; /* lines padded to whole cache lines (layout.pitch) */
     size_t lead;             /* bytes before each field, so that x = align_x starts a cache line */
-    bool stream;             /* the plain sweeps store past the cache (backend_cpu_avx512.c) */
+    bool stream;             /* the plain sweeps store past the cache (backend_cpu_simd.c) */
     size_t l2;               /* bytes of the L2 cache: 3D sweeps go in tiles that fit it */
     pthread_t worker;
     bool worker_running;
@@ -70,7 +70,7 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
 {
     /* Lines padded to whole 64-byte cache lines, and the fields placed so
        that the point x = align_x of every line (the first own point) starts
-       one: the vectors of the AVX-512 lines (gpu/backend_cpu_avx512.c) are
+       one: the vectors of the hand-written lines (gpu/backend_cpu_simd.c) are
        then aligned, and a sweep of the own points writes whole cache lines
        only (3D 512^3 float, 1 core, streaming: 1.83-1.89 GCells/s against
        1.05-1.10 with the lines starting one point before a cache line) */
@@ -107,7 +107,7 @@ static int cpu_init(struct stencil_backend *b, const struct stencil_layout *l, s
        that would fit (docs/commands/stencil.md). */
     double fields = 2.0 * (double)bytes * (l->node_ranks > 1 ? l->node_ranks : 1);
     s->stream =
-        cpu_avx512_supported() &&
+        cpu_simd_isa() != SB_ISA_PORTABLE &&
         (l->stores == STORES_STREAMING ||
          (l->stores == STORES_AUTO && fields > (double)cpu_cache_bytes() / STREAM_CACHE_SHARE));
     b->layout.stores = s->stream ? STORES_STREAMING : STORES_CACHED;
@@ -243,8 +243,8 @@ static int cpu_unpack(struct stencil_backend *b, int n, const struct sbox *box, 
  * added in the order of backend.h.  Lines are built for AVX-512, AVX2 and
  * any x86-64, the loader picking the one this CPU runs (src/vectorize.h);
  * no FMA in any, so all round alike, bit for bit.  Where the processor has
- * AVX-512, cpu_line runs gpu/backend_cpu_avx512.c's lines instead (vectors
- * aligned to the padded lines), the same bits. */
+ * AVX-512 (and with AVX2 in 2D), cpu_line runs gpu/backend_cpu_simd.c's
+ * lines instead (vectors aligned to the padded lines), the same bits. */
 #define DEFINE_RUN(T, NAME, ATTRIBUTES, STEP)                                                      \
     ATTRIBUTES static void NAME(const struct stencil_layout *l, const T *restrict c,               \
                                 T *restrict dst, int n)                                            \
@@ -310,14 +310,20 @@ void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
               int z)
 {
-    if (cpu_avx512_supported())
-        cpu_avx512_lines(l, in, out, x0, x1, y, 1, z, false);
+    /* the hand-written lines where they are the faster in the cache: with
+       AVX2 only in 2D (EPYC, 1 rank, temporal blocking of 16384^2 at depths
+       4 and 8, three runs each: 3.29-3.64 and 4.02-4.26 GCells/s against
+       the compiler's 3.09-3.42 and 3.72-3.81; of 512^3: 1.75-2.07 against
+       2.10-2.30; docs/results/stencil-avx2-streaming-ab.txt) */
+    enum sb_isa isa = cpu_simd_isa();
+    if (isa == SB_ISA_AVX512 || (isa == SB_ISA_AVX2 && l->dim == 2))
+        cpu_simd_lines(l, in, out, x0, x1, y, 1, z, false);
     else
         cpu_line_portable(l, in, out, x0, x1, y, z);
 }
 
 /* out = stencil(in) on one box, OpenMP over its lines (with streaming
- * stores, over groups of lines of one plane: gpu/backend_cpu_avx512.c).
+ * stores, over groups of lines of one plane: gpu/backend_cpu_simd.c).
  * (Storing through an L1 buffer with non-temporal stores was tried first
  * and measured slower here: 10.7 against 13.3 GB/s.) */
 static void sweep_box(struct stencil_backend *b, const struct sbox *box)
@@ -358,15 +364,15 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
             end = end < box->hi[1] ? end : box->hi[1];
             if (y0 >= end) continue;
             if (s->stream)
-                cpu_avx512_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
-                                 end - y0 < per ? end - y0 : per, z, true);
+                cpu_simd_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
+                               end - y0 < per ? end - y0 : per, z, true);
             else
                 cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z);
         }
         /* each thread's streamed lines are visible before anyone reads
            them; once a sweep (a fence after every line measured 1.0
            GCells/s against 1.6 in 3D 512^3) */
-        if (s->stream) cpu_avx512_fence();
+        if (s->stream) cpu_simd_fence();
     }
 }
 

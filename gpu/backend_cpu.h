@@ -1,11 +1,12 @@
 /* What the CPU backend's files share: the line kernel (gpu/backend_cpu.c),
  * the temporal-blocking schedule that calls it (gpu/backend_cpu_temporal.c)
- * and the lines in AVX-512, with ordinary or non-temporal stores
- * (gpu/backend_cpu_avx512.c). */
+ * and the hand-written lines in AVX-512 and AVX2, with ordinary or
+ * non-temporal stores (gpu/backend_cpu_simd.c). */
 #ifndef SB_GPU_BACKEND_CPU_H
 #define SB_GPU_BACKEND_CPU_H
 
 #include "backend.h"
+#include "../src/vectorize.h"
 
 /* out = stencil(in) on the points x0 <= x < x1 of line (y, z), in the
  * rounding order of backend.h. */
@@ -13,24 +14,30 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
               int z);
 
 /* The same with the compiler's loops (AVX-512, AVX2 or plain x86-64 clones):
- * what cpu_line runs on a processor without AVX-512, and the reference
- * tests/test_stencil_stream.c checks the AVX-512 lines against. */
+ * what cpu_line runs where no hand-written lines are faster, and the reference
+ * tests/test_stencil_stream.c checks the hand-written lines against. */
 void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
                        int y, int z);
 
-/* AVX-512 lines: whether this processor runs them; how many lines one call
- * computes at most with non-temporal stores (stencil.stores = streaming);
- * and out = stencil(in) on `rows` (1 .. cpu_stream_group()) lines y0,
- * y0 + 1, ... of plane z, points x0 <= x < x1, with non-temporal stores
- * where `stream` (then cpu_avx512_fence before the lines are read), the
- * same bits as the scalar lines. */
-bool cpu_avx512_supported(void);
+/* The hand-written lines: the widest they may be (SB_ISA_AVX512; a test
+ * lowers it to check the narrower ones), and the ones this processor runs
+ * (SB_ISA_PORTABLE: none, cpu_simd_lines then runs the compiler's loops
+ * and stores as usual). */
+extern enum sb_isa cpu_lines_isa;
+enum sb_isa cpu_simd_isa(void);
+
+/* How many lines one call computes at most with non-temporal stores
+ * (stencil.stores = streaming), and out = stencil(in) on `rows`
+ * (1 .. cpu_stream_group()) lines y0, y0 + 1, ... of plane z, points
+ * x0 <= x < x1, with non-temporal stores where `stream` (then
+ * cpu_simd_fence before the lines are read), the same bits as the
+ * compiler's lines. */
 int cpu_stream_group(const struct stencil_layout *l);
-void cpu_avx512_lines(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
-                      int y0, int rows, int z, bool stream);
+void cpu_simd_lines(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
+                    int y0, int rows, int z, bool stream);
 /* After a thread's last streamed line: its non-temporal stores reach memory
  * before anything it does next (sfence). */
-void cpu_avx512_fence(void);
+void cpu_simd_fence(void);
 
 /* n sweeps, sweep t on box[t] from field[t % 2] into field[(t + 1) % 2],
  * computed on tiles of `tile` lines (0: sized to the L2 cache) so that the

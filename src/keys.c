@@ -264,8 +264,8 @@ const struct key_spec config_keys[] = {
      "way"},
     {"stencil", "stores", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|cached|streaming",
      "CPU, plain sweeps: streaming: non-temporal stores past the cache (8 lines of a plane side "
-     "by side in 2D, one line at a time in 3D; AVX-512 with a GCC build, elsewhere cached; "
-     "gpu/backend_cpu_avx512.c), so that a sweep moves what a copy moves; cached: ordinary "
+     "by side in 2D, one line at a time in 3D; AVX-512 or AVX2 with a GCC build, elsewhere "
+     "cached; gpu/backend_cpu_simd.c), so that a sweep moves what a copy moves; cached: ordinary "
      "stores; auto: streaming where the two fields of this node's ranks exceed an eighth of the "
      "last-level cache (the crossover measured on one VM); the same bits either way"},
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",

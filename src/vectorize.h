@@ -10,9 +10,9 @@
 #include <stdbool.h>
 
 /* SB_X86_AVX512: hand-written AVX-512 loops (src/md/neighbor.c,
- * src/md/force.c, gpu/backend_cpu_avx512.c) and AVX2 ones (the list
- * build's scan, src/md/neighbor.c) can be built here (GCC on x86-64, with
- * target attributes); sb_has_avx512() and sb_has_avx2() say at run time
+ * src/md/force.c, gpu/backend_cpu_simd.c) and AVX2 ones (the list build's
+ * scan, src/md/neighbor.c; the stencil's lines, gpu/backend_cpu_simd.c)
+ * can be built here (GCC on x86-64, with target attributes); sb_has_avx512() and sb_has_avx2() say at run time
  * whether this processor runs them, false where they are not built. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SB_WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))

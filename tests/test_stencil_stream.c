@@ -1,4 +1,5 @@
-/* The CPU backend's AVX-512 lines (gpu/backend_cpu_avx512.c): with ordinary
+/* The CPU backend's hand-written lines (gpu/backend_cpu_simd.c), AVX2 and,
+ * where the processor has it, AVX-512: with ordinary
  * and with non-temporal stores they leave the bits of the compiler's loops
  * (cpu_line_portable) on lines padded to cache lines and on unpadded ones,
  * from every start and of every length across a vector, and write nothing
@@ -7,7 +8,7 @@
  * on boxes whose lines start at every alignment, are shorter than a vector,
  * and whose line count is no multiple of a group; 3D sweeps in several
  * tiles of y compute every line of the box once; and the comparisons catch
- * a single wrong point.  On a processor without AVX-512 the lines are not
+ * a single wrong point.  On a processor without AVX2 the lines are not
  * run (said on stdout), both sweeps store as usual, and the test compares
  * the cached path with itself. */
 #include "cmocka_prelude.h"
@@ -76,22 +77,28 @@ static void same_bits(int dim, int rb, const struct sbox *box)
 static void test_streaming_same_bits(void **state)
 {
     (void)state;
-    if (!cpu_avx512_supported())
-        printf("no AVX-512 here: streaming falls back to cached stores, compared with itself\n");
-    struct stencil_backend b;
-    setup_backend(&b, 2, 4, STORES_STREAMING);
-    assert_int_equal(b.layout.stores, cpu_avx512_supported() ? STORES_STREAMING : STORES_CACHED);
-    b.ops->destroy(&b);
-    each_box(2, same_bits);
-    each_box(3, same_bits);
-    /* a whole sweep region, several lines of groups */
-    for (int dim = 2; dim <= 3; dim++) {
-        const int *ext = dim == 3 ? EXT3 : EXT2;
-        struct sbox box = {{1, 1, dim == 3 ? 1 : 0},
-                           {ext[0] - 1, ext[1] - 1, dim == 3 ? ext[2] - 1 : 1}};
-        same_bits(dim, 4, &box);
-        same_bits(dim, 8, &box);
+    if (sb_isa() == SB_ISA_PORTABLE)
+        printf("# no AVX2 here: streaming falls back to cached stores, compared with itself\n");
+    /* every lines this processor runs: AVX2, then AVX-512 */
+    for (enum sb_isa isa = sb_isa_upto(SB_ISA_AVX2); isa <= sb_isa(); isa++) {
+        cpu_lines_isa = isa;
+        struct stencil_backend b;
+        setup_backend(&b, 2, 4, STORES_STREAMING);
+        assert_int_equal(b.layout.stores,
+                         isa != SB_ISA_PORTABLE ? STORES_STREAMING : STORES_CACHED);
+        b.ops->destroy(&b);
+        each_box(2, same_bits);
+        each_box(3, same_bits);
+        /* a whole sweep region, several lines of groups */
+        for (int dim = 2; dim <= 3; dim++) {
+            const int *ext = dim == 3 ? EXT3 : EXT2;
+            struct sbox box = {{1, 1, dim == 3 ? 1 : 0},
+                               {ext[0] - 1, ext[1] - 1, dim == 3 ? ext[2] - 1 : 1}};
+            same_bits(dim, 4, &box);
+            same_bits(dim, 8, &box);
+        }
     }
+    cpu_lines_isa = SB_ISA_AVX512;
 }
 
 /* The comparison sees one wrong point. */
@@ -142,19 +149,20 @@ static void *pattern_field(size_t points, int rb, unsigned seed)
     return d;
 }
 
-/* One line (y, z) from x0 to x1 by the compiler's loops and by the AVX-512
- * lines with both stores: fields equal bit for bit, and so equal outside
- * the line (each starts as a copy of the same pattern). */
-static size_t avx512_line_differs(const struct stencil_layout *l, const void *in, int x0, int x1,
-                                  int y, int z)
+/* One line (y, z) from x0 to x1 by the compiler's loops and by the
+ * hand-written lines (cpu_lines_isa) with both stores: fields equal bit for
+ * bit, and so equal outside the line (each starts as a copy of the same
+ * pattern). */
+static size_t simd_line_differs(const struct stencil_layout *l, const void *in, int x0, int x1,
+                                int y, int z)
 {
     size_t bytes = layout_stored_points(l) * (size_t)l->real_bytes, off = 0;
     unsigned char *want = pattern_field(layout_stored_points(l), l->real_bytes, 7);
     cpu_line_portable(l, in, want, x0, x1, y, z);
     for (int stream = 0; stream <= 1; stream++) {
         unsigned char *got = pattern_field(layout_stored_points(l), l->real_bytes, 7);
-        cpu_avx512_lines(l, in, got, x0, x1, y, 1, z, stream);
-        cpu_avx512_fence();
+        cpu_simd_lines(l, in, got, x0, x1, y, 1, z, stream);
+        cpu_simd_fence();
         off += differing_points(want, got, bytes, l->real_bytes);
         free(got);
     }
@@ -162,13 +170,11 @@ static size_t avx512_line_differs(const struct stencil_layout *l, const void *in
     return off;
 }
 
-static void test_avx512_lines_match_portable(void **state)
+/* The lines of one ISA against the compiler's, 2D and 3D, float and double,
+ * padded and unpadded, every start and length across a cache line. */
+static void lines_match_portable(enum sb_isa isa)
 {
-    (void)state;
-    if (!cpu_avx512_supported()) {
-        printf("# no AVX-512 here: the AVX-512 lines are not run\n");
-        skip();
-    }
+    cpu_lines_isa = isa;
     for (int dim = 2; dim <= 3; dim++)
         for (int rb = 4; rb <= 8; rb += 4)
             for (int padded = 0; padded <= 1; padded++) {
@@ -182,21 +188,43 @@ static void test_avx512_lines_match_portable(void **state)
                 for (int x0 = 1; x0 <= 18; x0++)
                     for (int x1 = x0; x1 < l.ext[0]; x1 += x1 - x0 < 18 ? 1 : 7)
                         for (int y = 1; y <= 3; y += 2) {
-                            size_t off = avx512_line_differs(&l, in, x0, x1, y, z);
+                            size_t off = simd_line_differs(&l, in, x0, x1, y, z);
                             if (off != 0)
-                                fail_msg("%dD, %d-byte reals, %s lines, x %d..%d of line %d: %zu "
-                                         "points differ",
-                                         dim, rb, padded ? "padded" : "unpadded", x0, x1, y, off);
+                                fail_msg("%s lines, %dD, %d-byte reals, %s lines, x %d..%d of "
+                                         "line %d: %zu points differ",
+                                         isa == SB_ISA_AVX512 ? "AVX-512" : "AVX2", dim, rb,
+                                         padded ? "padded" : "unpadded", x0, x1, y, off);
                         }
                 free(in);
             }
+    cpu_lines_isa = SB_ISA_AVX512;
+}
+
+static void test_avx2_lines_match_portable(void **state)
+{
+    (void)state;
+    if (sb_isa() < SB_ISA_AVX2) {
+        printf("# no AVX2 here: the AVX2 lines are not run\n");
+        skip();
+    }
+    lines_match_portable(SB_ISA_AVX2);
+}
+
+static void test_avx512_lines_match_portable(void **state)
+{
+    (void)state;
+    if (sb_isa() < SB_ISA_AVX512) {
+        printf("# no AVX-512 here: the AVX-512 lines are not run\n");
+        skip();
+    }
+    lines_match_portable(SB_ISA_AVX512);
 }
 
 /* The lines' comparison sees one wrong point. */
-static void test_avx512_wrong_point_caught(void **state)
+static void test_simd_wrong_point_caught(void **state)
 {
     (void)state;
-    if (!cpu_avx512_supported()) skip(); /* no AVX-512 lines to compare here */
+    if (sb_isa() == SB_ISA_PORTABLE) skip(); /* no hand-written lines to compare here */
     struct stencil_layout l = {.dim = 3,
                                .ext = {40, 6, 5},
                                .pitch = 48,
@@ -206,7 +234,7 @@ static void test_avx512_wrong_point_caught(void **state)
     float *in = pattern_field(points, 4, 1), *want = pattern_field(points, 4, 7);
     float *got = pattern_field(points, 4, 7);
     cpu_line_portable(&l, in, want, 3, 37, 2, 2);
-    cpu_avx512_lines(&l, in, got, 3, 37, 2, 1, 2, false);
+    cpu_simd_lines(&l, in, got, 3, 37, 2, 1, 2, false);
     assert_int_equal(differing_points(want, got, bytes, 4), 0);
     got[layout_index(&l, 20, 2, 2)] = nextafterf(got[layout_index(&l, 20, 2, 2)], INFINITY);
     assert_int_equal(differing_points(want, got, bytes, 4), 1);
@@ -262,8 +290,9 @@ static void test_tiles_cover_the_box(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_avx2_lines_match_portable),
         cmocka_unit_test(test_avx512_lines_match_portable),
-        cmocka_unit_test(test_avx512_wrong_point_caught),
+        cmocka_unit_test(test_simd_wrong_point_caught),
         cmocka_unit_test(test_streaming_same_bits),
         cmocka_unit_test(test_wrong_point_caught),
         cmocka_unit_test(test_tiles_cover_the_box),
