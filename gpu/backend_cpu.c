@@ -341,15 +341,20 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
     /* Groups of lines of one plane (with streaming stores computed side by
        side); in 3D the planes cut into tiles of y that keep the three
        planes a line reads (z - 1, z, z + 1) in the L2 cache, tile after
-       tile, so that only the plane z + 1 comes from memory: an eighth of
-       the L2 (512^3, 1 rank, streaming: 0.61 of the copy's bandwidth
-       against 0.57 with half of it, 0.49 with whole planes; cached stores
-       1.09 GCells/s against 1.04 with whole planes) */
+       tile, so that only the plane z + 1 comes from memory: half of the
+       L2, at most 256 KiB.  Measured (512^3, 1 rank, streaming), on the
+       Xeon (2 MiB of L2) an eighth of it, 256 KiB, 0.61 of the copy's
+       bandwidth against 0.57 with half of it, 0.49 with whole planes
+       (cached stores 1.09 GCells/s against 1.04 with whole planes); on the
+       EPYC (512 KiB of L2, calibrate, 1 and 2 ranks, three runs each) half
+       of it, 256 KiB, 0.47-0.53 and 0.38-0.50 against an eighth's
+       0.41-0.43 and 0.34-0.45 (docs/results/stencil-avx2-streaming-ab.txt) */
     const int per = s->stream ? cpu_stream_group(l) : 1, nz = box->hi[2] - box->lo[2];
     int tile = ny;
     if (l->dim == 3) {
+        const size_t most = (size_t)256 << 10;
         size_t row = 3 * layout_pitch(l) * (size_t)l->real_bytes;
-        size_t fit = s->l2 / 8 / row;
+        size_t fit = (s->l2 / 2 < most ? s->l2 / 2 : most) / row;
         tile = fit < (size_t)per ? per : fit < (size_t)ny ? (int)(fit / per * per) : ny;
     }
     const int tiles = (ny + tile - 1) / tile, groups = (tile + per - 1) / per;
