@@ -63,7 +63,7 @@ enum sb_isa cpu_simd_isa(void)
 }
 
 #ifdef SB_X86_AVX512
-/* `rows` lines (at most STREAM_LINES) y0, y0 + 1, ... of plane z, points
+/* `rows` lines y0, y0 + 1, ... of plane z, points
  * x0 <= x < x1; `stream`: non-temporal stores where a cache line is whole
  * and aligned.  SUM adds the seven (3D) or five (2D) weighted points at p,
  * loaded with LOAD, masked or not; MAKE_MASK(lo, hi) is the mask of lanes
@@ -103,8 +103,9 @@ enum sb_isa cpu_simd_isa(void)
             }                                                                                      \
             return;                                                                                \
         }                                                                                          \
-        /* the lines one after the other, sy apart (pointers from an array: 2D                     \
-           16384^2 on the EPYC 17.4 GB/s streamed, against 19.8-20.3) */                           \
+        /* the lines one after the other, sy apart (with a pointer to each line                    \
+           from an array: 2D 16384^2 on the EPYC streamed 17.4 GB/s, against                       \
+           19.8-20.3) */                                                                           \
         for (int x = wb; x < we; x += CL)                                                          \
             for (ptrdiff_t r = 0; r < rows * sy; r += sy) /* a whole cache line per line */        \
                 for (int v = x; v < x + CL; v += (LANES)) {                                        \
@@ -125,28 +126,19 @@ enum sb_isa cpu_simd_isa(void)
         const int o = l->dim == 3 ? 1 : 0;                                                         \
         enum { CL = 64 / sizeof(T) };                                                              \
         if (rows < 1 || x0 >= x1) return;                                                          \
-        if (rows > STREAM_LINES) { /* in groups the arrays below hold */                           \
-            NAME(l, in, out, x0, x1, y0, STREAM_LINES, z, stream);                                 \
-            NAME(l, in, out, x0, x1, y0 + STREAM_LINES, rows - STREAM_LINES, z, stream);           \
-            return;                                                                                \
-        }                                                                                          \
         V wv[7];                                                                                   \
         for (int i = 0; i < 7; i++)                                                                \
             wv[i] = SET1((T)l->weights[i]);                                                        \
-        const T *c[STREAM_LINES];                                                                  \
-        T *dst[STREAM_LINES];                                                                      \
-        for (int r = 0; r < rows; r++) {                                                           \
-            size_t at = layout_index(l, 0, y0 + r, z);                                             \
-            c[r] = (const T *)in + at;                                                             \
-            dst[r] = (T *)out + at;                                                                \
-        }                                                                                          \
+        const size_t at = layout_index(l, 0, y0, z); /* line y0 + r lies r * sy further */         \
+        const T *c = (const T *)in + at;                                                           \
+        T *dst = (T *)out + at;                                                                    \
         /* the cache lines of the first line's output: a masked one before                         \
            wb, whole ones in [wb, we), a masked one at we */                                       \
-        const int first = x0 - (int)(((uintptr_t)(dst[0] + x0) & 63) / sizeof(T));                 \
+        const int first = x0 - (int)(((uintptr_t)(dst + x0) & 63) / sizeof(T));                    \
         const int wb = first < x0 ? first + CL : first;                                            \
         const int we = x1 - wb >= CL ? wb + (x1 - wb) / CL * CL : wb;                              \
         for (int r = 0; r < rows; r++) /* else ordinary stores */                                  \
-            stream = stream && ((uintptr_t)(dst[r] + wb) & 63) == 0;                               \
+            stream = stream && ((uintptr_t)(dst + r * sy + wb) & 63) == 0;                         \
         for (int edge = 0; edge < 2; edge++) {                                                     \
             const int at = edge ? we : first;                                                      \
             if (edge ? we >= x1 : first == wb) continue;                                           \
@@ -156,20 +148,20 @@ enum sb_isa cpu_simd_isa(void)
                 const MASK m = MAKE_MASK(lo, hi);                                                  \
                 for (int r = 0; r < rows; r++) {                                                   \
                     V s;                                                                           \
-                    SUM(s, o, MLOAD, c[r] + x, ZERO, ADD, MUL);                                    \
-                    MASK_STOREU(dst[r] + x, m, s);                                                 \
+                    SUM(s, o, MLOAD, c + r * sy + x, ZERO, ADD, MUL);                              \
+                    MASK_STOREU(dst + r * sy + x, m, s);                                           \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         const bool ahead = z + 2 < l->ext[2];                                                      \
         if (o && stream)                                                                           \
-            NAME##_whole(c[0], dst[0], rows, wb, we, sy, sz, wv, ahead, 1, true);                  \
+            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 1, true);                        \
         else if (o)                                                                                \
-            NAME##_whole(c[0], dst[0], rows, wb, we, sy, sz, wv, ahead, 1, false);                 \
+            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 1, false);                       \
         else if (stream)                                                                           \
-            NAME##_whole(c[0], dst[0], rows, wb, we, sy, sz, wv, ahead, 0, true);                  \
+            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 0, true);                        \
         else                                                                                       \
-            NAME##_whole(c[0], dst[0], rows, wb, we, sy, sz, wv, ahead, 0, false);                 \
+            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 0, false);                       \
     }
 
 /* AVX-512: a masked load of the vector at p, lanes outside `m` read nothing
