@@ -68,8 +68,9 @@ static inline int sweep_rows(int requested, int real_bytes)
 
 /* How the CPU's plain sweeps store (stencil.stores): streaming past the
  * cache where the fields exceed an eighth of the reported last-level cache
- * (auto, gpu/backend_cpu.c), or always one way.  Streaming needs AVX-512;
- * without it the sweeps store as usual. */
+ * (auto, gpu/backend_cpu.c), or always one way.  Streaming needs AVX-512 or
+ * AVX2 and a GCC build (gpu/backend_cpu_simd.c); without them the sweeps
+ * store as usual. */
 enum { STORES_AUTO, STORES_CACHED, STORES_STREAMING };
 
 /* Points of a field as the host holds it (upload, download): lines of

@@ -313,7 +313,7 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
     /* the hand-written lines where they are the faster in the cache: with
        AVX2 only in 2D (EPYC, 1 rank, temporal blocking of 16384^2 at depths
        4 and 8, three runs each: 3.29-3.64 and 4.02-4.26 GCells/s against
-       the compiler's 3.09-3.42 and 3.72-3.81; of 512^3: 1.75-2.07 against
+       the compiler's 3.09-3.42 and 3.72-3.81; of 512^3: 1.75-2.08 against
        2.10-2.30; docs/results/stencil-avx2-streaming-ab.txt) */
     enum sb_isa isa = cpu_simd_isa();
     if (isa == SB_ISA_AVX512 || (isa == SB_ISA_AVX2 && l->dim == 2))

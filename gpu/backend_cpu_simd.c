@@ -31,9 +31,9 @@
  * 15, four lines 20-22, eight 21-22.5, memcpy 22-23.  Each line gets a
  * whole cache line of stores before the next line's (AVX2: two vectors):
  * on an AMD EPYC (AVX2), eight lines side by side storing half a cache
- * line each in turn streamed at a quarter to a half of the copy's
- * bandwidth, whole cache lines at 0.90-0.99 of it (a scratch loop, 2D
- * 16384^2, 2026-11-27).
+ * line each in turn streamed at 0.19-0.43 of the copy's bandwidth, whole
+ * cache lines at 0.90-1.00 of it (a scratch loop, 2D 16384^2, 2026-11-27;
+ * docs/results/stencil-avx2-streaming-ab.txt).
  *
  * Every lane adds its weighted values in backend.h's order, starting from
  * 0, no FMA, as the scalar lines of gpu/backend_cpu.c do: every path leaves
@@ -104,7 +104,7 @@ enum sb_isa cpu_simd_isa(void)
             return;                                                                                \
         }                                                                                          \
         /* the lines one after the other, sy apart (with a pointer to each line                    \
-           from an array: 2D 16384^2 on the EPYC streamed 17.4 GB/s, against                       \
+           from an array: 2D 16384^2 on the EPYC streamed 16.3-17.8 GB/s, against                  \
            19.8-20.3) */                                                                           \
         for (int x = wb; x < we; x += CL)                                                          \
             for (ptrdiff_t r = 0; r < rows * sy; r += sy) /* a whole cache line per line */        \

@@ -98,7 +98,6 @@ static void test_streaming_same_bits(void **state)
             same_bits(dim, 8, &box);
         }
     }
-    cpu_lines_isa = SB_ISA_AVX512;
 }
 
 /* The comparison sees one wrong point. */
@@ -197,7 +196,6 @@ static void lines_match_portable(enum sb_isa isa)
                         }
                 free(in);
             }
-    cpu_lines_isa = SB_ISA_AVX512;
 }
 
 static void test_avx2_lines_match_portable(void **state)
@@ -287,15 +285,23 @@ static void test_tiles_cover_the_box(void **state)
         }
 }
 
+/* Every test ends with the widest lines allowed again, passed or failed. */
+static int widest_lines(void **state)
+{
+    (void)state;
+    cpu_lines_isa = SB_ISA_AVX512;
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_avx2_lines_match_portable),
-        cmocka_unit_test(test_avx512_lines_match_portable),
-        cmocka_unit_test(test_simd_wrong_point_caught),
-        cmocka_unit_test(test_streaming_same_bits),
-        cmocka_unit_test(test_wrong_point_caught),
-        cmocka_unit_test(test_tiles_cover_the_box),
+        cmocka_unit_test_teardown(test_avx2_lines_match_portable, widest_lines),
+        cmocka_unit_test_teardown(test_avx512_lines_match_portable, widest_lines),
+        cmocka_unit_test_teardown(test_simd_wrong_point_caught, widest_lines),
+        cmocka_unit_test_teardown(test_streaming_same_bits, widest_lines),
+        cmocka_unit_test_teardown(test_wrong_point_caught, widest_lines),
+        cmocka_unit_test_teardown(test_tiles_cover_the_box, widest_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
