@@ -27,8 +27,8 @@ static int send_block(struct exchange *x, struct shift_flow *f, const struct hop
 {
     const unsigned char *block;
     size_t n;
-    CHECK(flow_trim(f, x, h->d, h->dir, h->number, 0, flow_send_from(f, h->dir, received, len), len,
-                    &block, &n));
+    CHECK(flow_trim(f, x, h->d, h->dir, h->number, 0,
+                    flow_send_from(f, h->dir, h->number, received, len), len, &block, &n));
     if (n > INT_MAX) {
         log_rank_error("a Shift message of %zu bytes exceeds MPI's int count", n);
         return SB_ERUNTIME;

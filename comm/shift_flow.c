@@ -63,6 +63,7 @@ void flow_begin(struct shift_flow *f, const struct exchange *x, const struct pay
 {
     size_t centre = (size_t)slot_centre(out);
     f->prepended = f->appended = 0;
+    f->own = x->opts.uniform && own->bytes ? own->data : NULL;
     if (x->opts.uniform) {
         size_t m = own->bytes;
         span_restart(&f->buf, centre * m, ((size_t)out->count - centre) * m);
@@ -114,7 +115,8 @@ int flow_copy_block(struct shift_flow *f, struct exchange *x, int d, int dir, in
                     size_t *copied)
 {
     const unsigned char *block; /* in stage[0], apart from the buffer, which may move */
-    CHECK(flow_trim(f, x, d, dir, hop, 0, flow_send_from(f, dir, 0, len), len, &block, copied));
+    CHECK(
+        flow_trim(f, x, d, dir, hop, 0, flow_send_from(f, dir, hop, 0, len), len, &block, copied));
     memcpy(flow_receive_at(f, dir, *copied, NULL), block, *copied);
     return SB_OK;
 }

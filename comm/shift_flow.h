@@ -34,7 +34,8 @@ struct shift_flow {
     /* prepended and appended as this phase began: the gathered block lies
      * between what the phase added at each end */
     size_t phase_prepended, phase_appended;
-    size_t first_from_left; /* the phase's first block from the left (hop 1's) */
+    size_t first_from_left;   /* the phase's first block from the left (hop 1's) */
+    const unsigned char *own; /* uniform payloads: the caller's own payload (flow_send_from) */
 };
 
 /* dir: +1 moves data to the right neighbour (it arrives from the left, in
@@ -70,11 +71,18 @@ unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned
 void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsigned char **left_at,
                        unsigned char **right_at, unsigned char **keep_old);
 
-/* The block to forward in direction dir: the last that arrived from that
- * side (or the gathered block in hop 1), `behind` bytes in from its end. */
-static inline unsigned char *flow_send_from(const struct shift_flow *f, int dir, size_t behind,
-                                            size_t len)
+/* The block hop `hop` forwards in direction dir: the last that arrived
+ * from that side (or the gathered block in hop 1), `behind` bytes in from
+ * its end.  Hop 1 of the first phase forwards the own payload, and a
+ * uniform one goes from the caller's payload rather than from its copy
+ * that flow_begin has just written: on the 2-core EPYC VM a peer's
+ * single-copy read of bytes just written took up to 1.5x as long, in some
+ * runs and not others, as the read of bytes written before the exchange
+ * (docs/results/shift-own-block-ab.txt). */
+static inline const unsigned char *flow_send_from(const struct shift_flow *f, int dir, int hop,
+                                                  size_t behind, size_t len)
 {
+    if (hop == 1 && f->own && f->phase_prepended == 0 && f->phase_appended == 0) return f->own;
     return dir > 0 ? f->buf.base + f->buf.front + behind : f->buf.base + f->buf.back - behind - len;
 }
 

@@ -65,10 +65,10 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
     bool left_message = !flow_image_here(f, x, d, -1, n);
     const unsigned char *right_block, *left_block = NULL;
     size_t right_len, left_len = 0;
-    CHECK(flow_trim(f, x, d, +1, n, 0, flow_send_from(f, +1, 0, *to_right), *to_right, &right_block,
-                    &right_len));
+    CHECK(flow_trim(f, x, d, +1, n, 0, flow_send_from(f, +1, n, 0, *to_right), *to_right,
+                    &right_block, &right_len));
     if (left_message)
-        CHECK(flow_trim(f, x, d, -1, n, 1, flow_send_from(f, -1, 0, *to_left), *to_left,
+        CHECK(flow_trim(f, x, d, -1, n, 1, flow_send_from(f, -1, n, 0, *to_left), *to_left,
                         &left_block, &left_len));
     if (right_len > INT_MAX || left_len > INT_MAX) {
         log_rank_error("a Shift message of %zu bytes exceeds MPI's int count",
@@ -88,8 +88,8 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
         from_left = right_len;
         from_right = left_len;
         make_room(f, left_message, from_left, from_right, &left_at, &right_at, &old);
-        right_block = left_at + from_left;
-        if (left_message) left_block = right_at - left_len;
+        right_block = flow_send_from(f, +1, n, from_left, right_len);
+        if (left_message) left_block = flow_send_from(f, -1, n, from_right, left_len);
         CHECK_MPI(
             MPI_Irecv(left_at, (int)from_left, MPI_BYTE, f->left[d], right_tag, comm, &req[2]));
         if (left_message)

@@ -79,12 +79,13 @@ static void bytes_empty(struct bytes *b, size_t n)
 }
 
 struct teamshift {
-    struct bytes acc;      /* the block gathered so far; at the end, all slots */
-    struct bytes mine;     /* this member's blocks of the current dimension */
-    struct bytes gathered; /* leader: every member's blocks, as they arrive */
-    struct bytes next;     /* leader: those blocks laid out by offset */
-    int acc_slots;         /* slots in acc */
-    int *counts, *displs;  /* leader: the gather's layout */
+    struct bytes acc;         /* the block gathered so far; at the end, all slots */
+    struct bytes mine;        /* this member's blocks of the current dimension */
+    struct bytes gathered;    /* leader: every member's blocks, as they arrive */
+    struct bytes next;        /* leader: those blocks laid out by offset */
+    int acc_slots;            /* slots in acc */
+    const unsigned char *own; /* leader, uniform payloads: the caller's own payload (own_block) */
+    int *counts, *displs;     /* leader: the gather's layout */
     /* Trimming (trim.h): what each skew or step carries, and each block
      * keeps before the gather, per dimension. */
     struct trim_choice *send_choice, *gather_choice; /* [3][TEAM_STEPS] */
@@ -355,6 +356,15 @@ static void keep_own(struct teamshift *s)
     free(old);
 }
 
+/* The team's own block as a pass sends it: from acc rather than from the
+ * copy keep_own has just made of it, and in the first phase, where the
+ * leader's acc is a copy of the caller's payload, from that payload
+ * (flow_send_from in shift_flow.h says why). */
+static const unsigned char *own_block(const struct teamshift *s)
+{
+    return s->own && s->acc_slots == 1 ? s->own : s->acc.p;
+}
+
 /* Appends `copies` copies of what `of` holds to `into` (which may be `of`:
  * its length is taken before it grows, its bytes after). */
 static void append_copies(struct bytes *into, size_t copies, const struct bytes *of)
@@ -400,23 +410,26 @@ static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, 
     const struct topology *t = x->topo;
     int k = x->kdim[d], c = t->team_size, i = t->member;
     int last = -k + i + (blocks - 1) * c; /* the farthest offset this member holds */
-    bool pair = t->dims[d] == 2 && !x->opts.trim, theirs = false;
+    bool pair = t->dims[d] == 2 && !x->opts.trim, theirs = false, kept = false;
     size_t theirs_at = 0, theirs_len = 0, newest = 0;
     for (int b = 0; b < blocks; b++) {
         size_t before = s->mine.len;
         int offset = -k + i + b * c;
-        if (offset == 0 || (pair && offset % 2 == 0)) {
+        bool keep = offset == 0 || (pair && offset % 2 == 0);
+        if (keep) {
             keep_own(s); /* offset 0: on every team at this skew or step */
         } else if (pair && theirs) {
             repeat_mine(s, theirs_at, theirs_len);
         } else { /* the skew from acc, each step on the newest block */
-            CHECK(pass_block(x, s, d, b == 0 ? offset : c, tag + b, b == 0 ? s->acc.p : NULL,
-                             b == 0 ? s->acc.len : newest, chain_need(offset, c, last),
+            CHECK(pass_block(x, s, d, b == 0 ? offset : c, tag + b,
+                             b == 0 || kept ? own_block(s) : NULL, b == 0 ? s->acc.len : newest,
+                             chain_need(offset, c, last),
                              s->send_choice ? &s->send_choice[d * TEAM_STEPS + b] : NULL));
             theirs = pair;
             theirs_at = before;
             theirs_len = s->mine.len - before;
         }
+        kept = keep;
         newest = s->mine.len - before;
     }
     return SB_OK;
@@ -479,6 +492,7 @@ static int teamshift_run(struct exchange *x, const struct payload *own, struct s
     s->swaps = 0;
     s->acc_slots = 1;
     s->acc.len = 0;
+    s->own = x->opts.uniform && t->member == 0 && own->bytes ? own->data : NULL;
     if (t->member == 0) { /* the leader's payload is the box's */
         size_t len = x->opts.uniform ? own->bytes : record_bytes(own->bytes);
         bytes_empty(&s->acc, len);
