@@ -6,7 +6,7 @@
  * locally, since an Ssend to oneself would deadlock; on a ring of two,
  * where the left and right neighbour are the same rank, hop 1 to the right
  * is the one message and the other hops copy what it brought and what the
- * box holds (flow_image_here; with trimming every hop is a message, tags
+ * box holds (flow_pair_images; with trimming every hop is a message, tags
  * separating direction and hop). */
 #include "ring.h"
 #include "shift_flow.h"
@@ -73,10 +73,6 @@ static int shift_hop(struct exchange *x, struct shift_flow *f, const struct hop 
     int d = h->d;
     if (f->ring[d] == 1) /* trimmed (shift_phase replicates an untrimmed one) */
         return flow_copy_block(f, x, d, h->dir, h->number, send_len, recv_len);
-    if (flow_image_here(f, x, d, h->dir, h->number)) {
-        flow_copy_image(f, h->dir, h->number, recv_len);
-        return SB_OK;
-    }
     if (ring_sends_first(f->coord[d], f->ring[d], h->dir)) {
         CHECK(send_block(x, f, h, 0, send_len));
         return receive_block(x, f, h, send_len, recv_len);
@@ -91,6 +87,13 @@ static int shift_phase(struct exchange *x, struct shift_flow *f, int d)
     flow_phase_begin(f, x, d);
     if (f->ring[d] == 1 && !x->opts.trim) {
         flow_replicate(f, x->kdim[d]);
+        return SB_OK;
+    }
+    if (flow_pair(f, x, d)) { /* hop 1 to the right, the rest images */
+        struct hop first = {d, +1, 1};
+        size_t arrived;
+        CHECK(shift_hop(x, f, &first, gathered, &arrived));
+        flow_pair_images(f, x->kdim[d]);
         return SB_OK;
     }
     for (int dir = +1; dir >= -1; dir -= 2) {
@@ -144,7 +147,7 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
         int turns = c->rendezvous ? ring_colours(c->dims[d]) : 1;
         double m = model_block_bytes(c, d);
         /* messages right and left; on a ring of two hop 1 to the right, the
-         * rest copies (flow_image_here) */
+         * rest copies (flow_pair_images) */
         bool pair = c->dims[d] == 2;
         int hops[2] = {pair ? 1 : c->k, pair ? 0 : c->k};
         if (pair) model_copy(t, h, 2.0 * c->k - 1.0, m);

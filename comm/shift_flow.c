@@ -77,16 +77,9 @@ void flow_begin(struct shift_flow *f, const struct exchange *x, const struct pay
     f->buf.back += rec;
 }
 
-/* Remembers the length of the phase's first block from the left. */
-static void note_from_left(struct shift_flow *f, size_t n)
-{
-    if (f->prepended == f->phase_prepended) f->first_from_left = n;
-}
-
 unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned char **keep_old)
 {
     if (dir > 0) {
-        note_from_left(f, n);
         span_make_room(&f->buf, n, 0, keep_old);
         f->buf.front -= n;
         f->prepended += n;
@@ -101,7 +94,6 @@ unsigned char *flow_receive_at(struct shift_flow *f, int dir, size_t n, unsigned
 void flow_receive_both(struct shift_flow *f, size_t before, size_t after, unsigned char **left_at,
                        unsigned char **right_at, unsigned char **keep_old)
 {
-    note_from_left(f, before);
     span_make_room(&f->buf, before, after, keep_old);
     f->buf.front -= before;
     f->prepended += before;
@@ -134,21 +126,29 @@ void flow_replicate(struct shift_flow *f, int k)
     f->appended += total;
 }
 
-/* Where this phase's gathered block starts now. */
-static const unsigned char *gathered(const struct shift_flow *f)
+void flow_pair_images(struct shift_flow *f, int k)
 {
-    return f->buf.base + f->buf.front + (f->prepended - f->phase_prepended);
-}
-
-void flow_copy_image(struct shift_flow *f, int dir, int hop, size_t *copied)
-{
-    bool own = hop % 2 == 0;
-    size_t len = own ? span_len(&f->buf) - (f->prepended - f->phase_prepended) -
-                           (f->appended - f->phase_appended)
-                     : f->first_from_left;
-    unsigned char *to = flow_receive_at(f, dir, len, NULL); /* may move the buffer */
-    memcpy(to, own ? gathered(f) : gathered(f) - len, len);
-    *copied = len;
+    /* the buffer holds [neighbour][gathered], nothing appended this phase yet */
+    size_t theirs = f->prepended - f->phase_prepended, pair = span_len(&f->buf);
+    size_t ours = pair - theirs;
+    size_t pairs_before = (size_t)(k - 1) / 2, pairs_after = (size_t)k / 2;
+    /* offsets -k..-2 before: an own block first where k is even, then pairs;
+       offsets 1..k after: pairs, then the neighbour's block where k is odd */
+    size_t lead = k % 2 == 0 ? ours : 0, tail = k % 2 ? theirs : 0;
+    size_t before = lead + pairs_before * pair, after = pairs_after * pair + tail;
+    span_make_room(&f->buf, before, after, NULL);
+    const unsigned char *at = f->buf.base + f->buf.front; /* the pair */
+    unsigned char *start = f->buf.base + f->buf.front - before;
+    unsigned char *end = f->buf.base + f->buf.back;
+    if (lead) memcpy(start, at + theirs, ours);
+    unsigned char *left = start + lead;
+    replicate(&left, 1, pairs_before, at, pair);
+    replicate(&end, 1, pairs_after, at, pair);
+    if (tail) memcpy(end + pairs_after * pair, at, theirs);
+    f->buf.front -= before;
+    f->buf.back += after;
+    f->prepended += before;
+    f->appended += after;
 }
 
 int flow_finish(struct shift_flow *f, struct exchange *x, size_t own_bytes, struct slots *out)

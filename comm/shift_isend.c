@@ -4,7 +4,7 @@
  * receives both with MPI_Irecv.  No ordering by colour is needed, and a
  * phase takes k steps instead of 2k.  A ring of one copies locally; on a
  * ring of two (untrimmed) hop 1 is one message each way and the rest copies
- * (flow_image_here). */
+ * (flow_pair_images). */
 #include "shift_flow.h"
 #include "../src/log.h"
 #include "../src/model.h"
@@ -53,16 +53,9 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
         *to_left = from_right;
         return SB_OK;
     }
-    if (flow_image_here(f, x, d, +1, n)) { /* a ring of two after hop 1 */
-        size_t from_left = 0, from_right = 0;
-        flow_copy_image(f, +1, n, &from_left);
-        flow_copy_image(f, -1, n, &from_right);
-        *to_right = from_left;
-        *to_left = from_right;
-        return SB_OK;
-    }
-    /* on a ring of two, hop 1's message from the left is also the one from the right */
-    bool left_message = !flow_image_here(f, x, d, -1, n);
+    /* on a ring of two, hop 1's message from the left is also the one from the
+       right (isend_run places it with the other images) */
+    bool left_message = !flow_pair(f, x, d);
     const unsigned char *right_block, *left_block = NULL;
     size_t right_len, left_len = 0;
     CHECK(flow_trim(f, x, d, +1, n, 0, flow_send_from(f, +1, n, 0, *to_right), *to_right,
@@ -127,7 +120,6 @@ static int isend_hop(struct exchange *x, struct shift_flow *f, int d, int n, siz
                        n, "xyz"[d], got_left, got_right, from_left, from_right);
         return SB_ERUNTIME;
     }
-    if (!left_message) flow_copy_image(f, -1, n, &from_right);
     *to_right = from_left;
     *to_left = from_right;
     return SB_OK;
@@ -146,12 +138,18 @@ static int isend_run(struct exchange *x, const struct payload *own, struct slots
     struct shift_flow *f = x->state;
     flow_begin(f, x, own, out);
     for (int d = 0; d < 3; d++) {
+        if (x->kdim[d] == 0) continue; /* a dimension not exchanged */
         flow_phase_begin(f, x, d);
         if (f->ring[d] == 1 && !x->opts.trim) {
             flow_replicate(f, x->kdim[d]);
             continue;
         }
         size_t to_right = span_len(&f->buf), to_left = to_right; /* the gathered block */
+        if (flow_pair(f, x, d)) { /* hop 1 from the left, the rest images */
+            CHECK(isend_hop(x, f, d, 1, &to_right, &to_left));
+            flow_pair_images(f, x->kdim[d]);
+            continue;
+        }
         for (int n = 1; n <= x->kdim[d]; n++)
             CHECK(isend_hop(x, f, d, n, &to_right, &to_left));
     }
