@@ -415,9 +415,10 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
 }
 
 /* One message to each distinct peer, all in flight at once as the exchange
- * starts, each carrying the payload just written (model_start),
- * then the copies: a peer's payload into its further slots, the own payload
- * into the centre and the box's own images (docs/MODEL.md).  On a torus
+ * starts, each carrying the payload just written (model_start), and two
+ * groups of copies (model_copy), as direct_run makes them: the own payload
+ * into the centre and the box's own images while the messages fly, then
+ * each peer's payload into its further slots (docs/MODEL.md).  On a torus
  * (model.torus) the messages to peers further than a hop share links and
  * the ports they pass. */
 static void direct_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
@@ -430,7 +431,8 @@ static void direct_model(const struct hockney *h, const struct model_case *c, st
     if (offsets)
         model_contention(t, h, peers, model_net_load(h, c, 1, peers, (const int(*)[3])offsets),
                          c->bytes);
-    model_copy(t, h, (remote - peers) + self + 1, c->bytes);
+    model_copy(t, h, self + 1, c->bytes);
+    model_copy(t, h, remote - peers, c->bytes);
     free(offsets);
 }
 

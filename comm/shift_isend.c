@@ -173,9 +173,12 @@ static void isend_destroy(struct exchange *x)
 static void isend_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
     model_copy(t, h, 1.0, c->bytes);
+    bool first = true; /* the first phase exchanged: its hop 1 sends the own payload */
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
+        bool own = first;
+        first = false;
         if (c->dims[d] == 1) {
             model_copy(t, h, 2.0 * c->k, m);
             continue;
@@ -186,9 +189,14 @@ static void isend_model(const struct hockney *h, const struct model_case *c, str
         both[1][d] = -1;
         if (c->dims[d] == 2) {
             /* hop 1 one message each way, both ranks starting it together
-             * (a lockstep step), the rest copies */
+             * (a lockstep step), the rest copies; in the first phase the
+             * message is the own payload from the caller's buffer
+             * (flow_send_from), direct's one step (x0, model_start) */
             double load = model_torus(h) ? model_net_load(h, c, 1, 1, (const int(*)[3])both) : 2.0;
-            model_lockstep(t, h, 1.0, m);
+            if (own)
+                model_start(t, h, 1.0, m);
+            else
+                model_lockstep(t, h, 1.0, m);
             model_contention(t, h, 1.0, load, m);
             model_copy(t, h, 2.0 * c->k - 1.0, m);
             continue;

@@ -544,17 +544,21 @@ static void teamshift_destroy(struct exchange *x)
  * MPI_Probe, MPI_Recv with varied payloads), sending on the block the pass
  * before received, with partners that pass at the same moment
  * (model_lockstep), or a copy where the ring's length divides the
- * distance.  `load`: messages on the busiest
- * port or link while every member passes (model_net_load; 2 without
- * model.torus). */
+ * distance.  own: the pass sends the caller's payload (own_block), as
+ * direct's one step does (x0, model_start).  `load`: messages on the
+ * busiest port or link while every member passes (model_net_load; 2
+ * without model.torus). */
 static double pass_time(struct model_terms *t, const struct hockney *h, int ring, int distance,
-                        double load, double bytes)
+                        double load, double bytes, bool own)
 {
     struct model_terms one = {0};
     if (distance % ring == 0) {
         model_copy(&one, h, 1.0, bytes);
     } else {
-        model_lockstep(&one, h, 1.0, bytes);
+        if (own)
+            model_start(&one, h, 1.0, bytes);
+        else
+            model_lockstep(&one, h, 1.0, bytes);
         model_contention(&one, h, 1.0, load, bytes);
     }
     t->messages += one.messages;
@@ -610,9 +614,12 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
     int team = c->team_size < MODEL_TEAM ? c->team_size : MODEL_TEAM, k = c->k;
     double total = c->bytes;
     model_copy(t, h, 1.0, c->bytes);
+    bool first = true; /* the first phase exchanged: the leader's acc is its payload */
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
+        bool own = first;
+        first = false;
         total = m * (2 * k + 1);
         double arrive[MODEL_TEAM], ready[MODEL_TEAM], parts[MODEL_TEAM];
         double skew_load = pass_load(h, c, d, 0), step_load = pass_load(h, c, d, 1);
@@ -628,7 +635,7 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             if (blocks == 0) continue;
             /* on a ring of two one pass brings the neighbour's block, the
                rest copy it or the own one (walk_window) */
-            bool pair = c->dims[d] == 2, theirs = false;
+            bool pair = c->dims[d] == 2, theirs = false, was_kept = false;
             int kept = 0;
             if (c->dims[d] == 1) /* every block the own one (c = 1: acc grown in place) */
                 kept = team == 1 ? 2 * k : blocks;
@@ -637,11 +644,16 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                     int offset = skew + step * team;
                     if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
                         kept++;
+                        was_kept = offset == 0 || offset % 2 == 0; /* the own block */
                         continue;
                     }
                     int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;
+                    /* the leader's skew, and a pass after the own block was
+                       kept, send the own block: in the first phase its payload */
+                    bool payload = own && i == 0 && (step == 0 || was_kept);
                     ready[i] += pass_time(&counted, h, c->dims[d], distance,
-                                          step == 0 ? skew_load : step_load, m);
+                                          step == 0 ? skew_load : step_load, m, payload);
+                    was_kept = false;
                     theirs = pair;
                 }
             ready[i] += kept_time(&counted, h, kept, m); /* the copies together */

@@ -36,7 +36,7 @@ const struct key_spec config_keys[] = {
      "exchange modules (comm/), compared side by side on the same boxes: shift (MPI_Ssend), "
      "shift-isend (both directions in flight), teamshift (c ranks per box), direct (every "
      "partner at once); auto: the smallest prediction of model.hockney (Team Shift only past "
-     "model.auto_margin); all: every module but auto"},
+     "model.auto_margin; equal ones to direct); all: every module but auto"},
     {"exchange", "baseline", KEY_CHOICE_LIST, "none", NO_INT, NO_REAL,
      "none|baseline-p2p|baseline-neighbor|baseline-staged|baseline-ssend",
      "hand-written exchanges (comm/baseline.c) run beside the modules on the same boxes, "

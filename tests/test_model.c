@@ -322,6 +322,16 @@ static void test_auto_choice(void **state)
                 tried = true;
             }
     assert_true(tried); /* Team Shift won somewhere, so the margin was put to work */
+    /* A ring of two: shift-isend and direct make the same message and the
+     * same copies, so they tie, and a tie goes to direct (listed after it) */
+    struct model_case pair = {
+        .k = 3, .phases = PHASE_X, .dims = {2, 1, 1}, .team_size = 1, .rendezvous = true};
+    for (pair.bytes = 10; pair.bytes <= 1e6; pair.bytes *= 10) {
+        double isend = predicted_time(&h, pair, "shift-isend"),
+               direct = predicted_time(&h, pair, "direct");
+        assert_float_equal(isend, direct, 1e-9 * direct);
+        assert_string_equal(chosen(&h, &pair, 0.1, false), "direct");
+    }
 }
 
 /* Copies cost the measured memcpy (docs/MODEL.md, assumption 6): with a
@@ -433,10 +443,24 @@ static void test_start_curve(void **state)
         assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
         after[i] = t.time;
     }
-    /* 2 ranks in a row: direct's one peer, one step */
-    assert_float_equal(before[0] - after[0], hockney_duplex(&h, 1000) / 2, 1e-15);
-    for (int i = 1; i < 4; i++)
-        assert_float_equal(after[i], before[i], 1e-15);
+    /* 2 ranks in a row: direct's one peer, and the one step of shift-isend
+     * and of Team Shift, send the own payload (x0); the Shift's messages
+     * keep x(m) */
+    for (int i = 0; i < 3; i++)
+        assert_float_equal(before[i] - after[i], hockney_duplex(&h, 1000) / 2, 1e-15);
+    assert_float_equal(after[3], before[3], 1e-15);
+    /* 2x2 boxes, x then y: shift-isend's step in y forwards the row, a step
+     * of a chain made in lockstep, max(x, x0) = x here: only x's step gains */
+    struct model_case plane = c;
+    plane.module = "shift-isend";
+    plane.dims[1] = 2;
+    plane.phases = PHASE_X | PHASE_Y;
+    struct hockney no_start = h;
+    no_start.start.npoints = 0;
+    struct model_terms was, is;
+    assert_int_equal(model_predict(&no_start, &plane, &was, NULL), SB_OK);
+    assert_int_equal(model_predict(&h, &plane, &is, NULL), SB_OK);
+    assert_float_equal(was.time - is.time, hockney_duplex(&h, 1000) / 2, 1e-15);
     /* x0 = 2 x: Team Shift's passes, steps of a chain made in lockstep,
      * cost the larger, x0 (each pass one message: x more), and so does
      * shift-isend's one step on a ring of two; the Shift's messages keep
@@ -464,8 +488,6 @@ static void test_start_curve(void **state)
     struct model_terms with, without;
     assert_int_equal(model_predict(&h, &cube, &with, NULL), SB_OK);
     assert_float_equal(with.messages, 26, 0);
-    struct hockney no_start = h;
-    no_start.start.npoints = 0;
     assert_int_equal(model_predict(&no_start, &cube, &without, NULL), SB_OK);
     assert_float_equal(without.time - with.time, hockney_duplex(&h, 1000) / 2, 1e-15);
     assert_true(with.time > hockney_start(&h, 1000) + 25 * hockney_gap(&h, 1000) - 1e-15);

@@ -40,6 +40,15 @@ def points_from_sweep(d):
                 int(r["bytes"])), r["module"], float(r["time_s"]), float(r["predicted_s"]))
 
 
+def choose(mods, margin):
+    """What src/model.c model_choose() takes: the smallest prediction, Team
+    Shift's raised by the margin; equal ones (within 1e-9) go to direct."""
+    score = {m: mods[m][1] * (1.0 + margin if m == "teamshift" else 1.0) for m in mods}
+    low = min(score.values())
+    tied = [m for m in mods if abs(score[m] - low) <= 1e-9 * low]
+    return "direct" if "direct" in tied else tied[0]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+")
@@ -59,9 +68,7 @@ def main():
     for key, mods in sorted(groups.items(), key=lambda kv: str(kv[0])):
         if len(mods) < 2:
             continue
-        # what src/model.c model_choose() takes
-        chosen = min(mods, key=lambda m: mods[m][1] *
-                     (1.0 + a.margin if m == "teamshift" else 1.0))
+        chosen = choose(mods, a.margin)
         best = min(mods, key=lambda m: mods[m][0])
         points += 1
         loss = mods[chosen][0] / mods[best][0] - 1.0 if mods[best][0] > 0 else 0.0
