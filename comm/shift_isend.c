@@ -173,12 +173,10 @@ static void isend_destroy(struct exchange *x)
 static void isend_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
     model_copy(t, h, 1.0, c->bytes);
-    bool first = true; /* the first phase exchanged: its hop 1 sends the own payload */
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
-        bool own = first;
-        first = false;
+        bool own = model_first_phase(c, d); /* hop 1 sends the own payload */
         if (c->dims[d] == 1) {
             model_copy(t, h, 2.0 * c->k, m);
             continue;

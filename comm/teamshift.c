@@ -630,12 +630,10 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
     int team = c->team_size < MODEL_TEAM ? c->team_size : MODEL_TEAM, k = c->k;
     double total = c->bytes;
     model_copy(t, h, 1.0, c->bytes);
-    bool first = true; /* the first phase exchanged: the leader's acc is its payload */
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
-        bool own = first;
-        first = false;
+        bool own = model_first_phase(c, d); /* the leader's acc is its payload */
         total = m * (2 * k + 1);
         double arrive[MODEL_TEAM], ready[MODEL_TEAM], parts[MODEL_TEAM];
         double skew_load = pass_load(h, c, d, 0), step_load = pass_load(h, c, d, 1);
@@ -658,9 +656,10 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             else
                 for (int step = 0; step < blocks; step++) {
                     int offset = skew + step * team;
-                    if (offset == 0 || (pair && (offset % 2 == 0 || theirs))) {
+                    bool ours = offset == 0 || (pair && offset % 2 == 0); /* the own block */
+                    if (ours || (pair && theirs)) {
                         kept++;
-                        was_kept = offset == 0 || offset % 2 == 0; /* the own block */
+                        was_kept = ours;
                         continue;
                     }
                     int distance = step == 0 ? (skew < 0 ? -skew : skew) : team;

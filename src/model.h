@@ -56,6 +56,11 @@ double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous)
 
 /* The block phase d moves: the payload times the slots gathered before it. */
 double model_block_bytes(const struct model_case *c, int d);
+/* Whether phase d is the first exchanged, whose block is the own payload. */
+static inline bool model_first_phase(const struct model_case *c, int d)
+{
+    return (c->phases & ((1u << d) - 1)) == 0;
+}
 /* `count` one-way messages of `bytes`, one after another: count c(m). */
 void model_message(struct model_terms *t, const struct hockney *h, double count, double bytes);
 /* `count` steps of a chain that every rank makes at once, a message each
