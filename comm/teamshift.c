@@ -79,13 +79,16 @@ static void bytes_empty(struct bytes *b, size_t n)
 }
 
 struct teamshift {
-    struct bytes acc;         /* the block gathered so far; at the end, all slots */
-    struct bytes mine;        /* this member's blocks of the current dimension */
-    struct bytes gathered;    /* leader: every member's blocks, as they arrive */
-    struct bytes next;        /* leader: those blocks laid out by offset */
-    int acc_slots;            /* slots in acc */
-    const unsigned char *own; /* leader, uniform payloads: the caller's own payload (own_block) */
-    int *counts, *displs;     /* leader: the gather's layout */
+    struct bytes acc;      /* the block gathered so far; at the end, all slots */
+    struct bytes mine;     /* this member's blocks of the current dimension */
+    struct bytes gathered; /* leader: every member's blocks, as they arrive */
+    struct bytes next;     /* leader: those blocks laid out by offset */
+    int acc_slots;         /* slots in acc */
+    /* The leader with uniform payloads, until its first phase is gathered:
+     * the caller's payload, which acc stands for without a copy of it
+     * (own_block; write_own makes the copy where one is needed). */
+    const unsigned char *own;
+    int *counts, *displs; /* leader: the gather's layout */
     /* Trimming (trim.h): what each skew or step carries, and each block
      * keeps before the gather, per dimension. */
     struct trim_choice *send_choice, *gather_choice; /* [3][TEAM_STEPS] */
@@ -96,6 +99,27 @@ struct teamshift {
 };
 
 #define TEAM_STEPS (2 * EXCHANGE_MAX_K + 2)
+
+/* The team's own block (acc.len bytes) as the broadcast, the passes and the
+ * copies read it: from acc, or where the leader's acc stands for the
+ * caller's payload (the first phase, uniform payloads), from that payload.
+ * A pass reads it there rather than from the copy keep_own has just made
+ * (flow_send_from in shift_flow.h says why), and with nothing copied into
+ * acc first, a phase on a ring of two makes the Shift's copies, not one
+ * more (at 100 kB, k = 1, c = 1 on 2 ranks, 1.08-1.11x shift-isend's
+ * time instead of 1.25-1.29x: docs/results/teamshift-own-copy-ab.txt). */
+static const unsigned char *own_block(const struct teamshift *s)
+{
+    return s->own ? s->own : s->acc.p;
+}
+
+/* Where acc itself must hold the own block (it grows in place, or the run
+ * ends with it): the copy of the caller's payload that own_block spared. */
+static void write_own(struct teamshift *s)
+{
+    if (s->own) memcpy(s->acc.p, s->own, s->acc.len);
+    s->own = NULL;
+}
 
 /* With trimming: writes at `to` (which may be `block`, trimmed in place)
  * the items of a block of acc_slots records that `need` keeps along axis d;
@@ -157,7 +181,8 @@ static int broadcast_acc(struct exchange *x, struct teamshift *s, size_t uniform
     }
     int n;
     CHECK(count_of(s->acc.len, &n));
-    CHECK_MPI(MPI_Bcast(s->acc.p, n, MPI_BYTE, 0, t->team));
+    /* the root's buffer is only read: the leader's may be the caller's payload */
+    CHECK_MPI(MPI_Bcast((void *)own_block(s), n, MPI_BYTE, 0, t->team));
     if (t->member == 0) {
         x->last.messages += t->team_size - 1;
         x->last.bytes += (long long)(t->team_size - 1) * (long long)s->acc.len;
@@ -240,6 +265,7 @@ static void swap_acc(struct teamshift *s, int team_size)
 {
     swap_bytes(&s->acc, swapped_with(s, team_size));
     s->swaps++;
+    s->own = NULL; /* acc is no longer the own block */
 }
 
 /* Bytes of the block of `records` records at p, or 0 when it runs past end. */
@@ -352,17 +378,8 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
 static void keep_own(struct teamshift *s)
 {
     unsigned char *old;
-    memcpy(bytes_extend(&s->mine, s->acc.len, &old), s->acc.p, s->acc.len);
+    memcpy(bytes_extend(&s->mine, s->acc.len, &old), own_block(s), s->acc.len);
     free(old);
-}
-
-/* The team's own block as a pass sends it: from acc rather than from the
- * copy keep_own has just made of it, and in the first phase, where the
- * leader's acc is a copy of the caller's payload, from that payload
- * (flow_send_from in shift_flow.h says why). */
-static const unsigned char *own_block(const struct teamshift *s)
-{
-    return s->own && s->acc_slots == 1 ? s->own : s->acc.p;
 }
 
 /* Appends `copies` copies of what `of` holds to `into` (which may be `of`:
@@ -394,7 +411,7 @@ static void pair_images(struct teamshift *s, int from, int blocks, int first, in
     for (int b = from; b < blocks; b++) {
         bool own = (first + b * c) % 2 == 0;
         size_t len = own ? s->acc.len : theirs_len;
-        memcpy(to, own ? s->acc.p : s->mine.p + theirs_at, len);
+        memcpy(to, own ? own_block(s) : s->mine.p + theirs_at, len);
         to += len;
     }
 }
@@ -460,6 +477,7 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
     int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
+    if (t->dims[d] == 1 && !x->opts.trim) write_own(s); /* copied from acc */
     if (t->dims[d] == 1 && !x->opts.trim && c == 1) {
         /* A ring of one walked alone: the window is the own block 2k + 1
          * times, which is acc with 2k copies of itself after it. */
@@ -512,14 +530,12 @@ static int teamshift_run(struct exchange *x, const struct payload *own, struct s
     if (t->member == 0) { /* the leader's payload is the box's */
         size_t len = x->opts.uniform ? own->bytes : record_bytes(own->bytes);
         bytes_empty(&s->acc, len);
-        s->acc.len = len;
-        if (x->opts.uniform && own->bytes)
-            memcpy(s->acc.p, own->data, own->bytes);
-        else if (!x->opts.uniform)
-            record_write(s->acc.p, own->data, own->bytes);
+        s->acc.len = len; /* uniform: the payload's copy waits (own_block, write_own) */
+        if (!x->opts.uniform) record_write(s->acc.p, own->data, own->bytes);
     }
     for (int d = 0; d < 3; d++)
         if (x->kdim[d] > 0) CHECK(teamshift_phase(x, s, d, own->bytes));
+    write_own(s); /* no phase took it */
     if (x->opts.deliver_all) CHECK(broadcast_acc(x, s, (size_t)out->count * own->bytes));
     exchange_note_buffers(x, in_use(s));
     if (!x->delivers) return SB_OK;
@@ -621,15 +637,15 @@ static double pass_load(const struct hockney *h, const struct model_case *c, int
  * block.  c = 1 walks the window in order: no broadcast, no gather.  On a
  * torus (model.torus) the passes share links and ports (pass_load); the
  * broadcast and the gather stay inside a team, costed as without.  The
- * leader first copies its payload into the buffer (teamshift_run), as the
- * Shifts do.  Messages counted are the leader's: its broadcast sends, its
+ * leader's payload is read where it lies in the first phase (own_block),
+ * except on a ring of one, whose window grows from a copy of it
+ * (write_own).  Messages counted are the leader's: its broadcast sends, its
  * passes, the parts it gathers. */
 static void teamshift_model(const struct hockney *h, const struct model_case *c,
                             struct model_terms *t)
 {
     int team = c->team_size < MODEL_TEAM ? c->team_size : MODEL_TEAM, k = c->k;
     double total = c->bytes;
-    model_copy(t, h, 1.0, c->bytes);
     for (int d = 0; d < 3; d++) {
         if (!(c->phases & (1u << d))) continue;
         double m = model_block_bytes(c, d);
@@ -652,7 +668,7 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
             bool pair = c->dims[d] == 2, theirs = false, was_kept = false;
             int kept = 0;
             if (c->dims[d] == 1) /* every block the own one (c = 1: acc grown in place) */
-                kept = team == 1 ? 2 * k : blocks;
+                kept = (team == 1 ? 2 * k : blocks) + (own && i == 0); /* + write_own */
             else
                 for (int step = 0; step < blocks; step++) {
                     int offset = skew + step * team;
