@@ -54,6 +54,9 @@ typedef struct exchange_ops {
     const char *summary;
     bool teams; /* runs on every member of a team, not only on its leader */
     int (*setup)(struct exchange *x);
+    /* One exchange.  own->data stays valid and unchanged until it returns and
+     * must not overlap the slots of the run before (the modules send from it
+     * and read it after writing their buffers). */
     int (*run)(struct exchange *x, const struct payload *own, struct slots *out);
     void (*destroy)(struct exchange *x);
     /* The Hockney-model time of one exchange (src/model.h, docs/MODEL.md). */

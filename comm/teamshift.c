@@ -113,8 +113,10 @@ static const unsigned char *own_block(const struct teamshift *s)
     return s->own ? s->own : s->acc.p;
 }
 
-/* Where acc itself must hold the own block (it grows in place, or the run
- * ends with it): the copy of the caller's payload that own_block spared. */
+/* Where the own block must lie in acc itself: a first phase on a ring of
+ * one makes its window of copies of acc (appended to acc with c = 1, to
+ * mine with c > 1).  The copy of the caller's payload that own_block
+ * spared. */
 static void write_own(struct teamshift *s)
 {
     if (s->own) memcpy(s->acc.p, s->own, s->acc.len);
@@ -223,8 +225,9 @@ static int pass_block(struct exchange *x, struct teamshift *s, int d, int step, 
     if (x->opts.uniform) {
         /* Sizes are known: the receive first (MPI's expected path), then
          * the send, from where the block lies now that mine may have moved. */
-        size_t src_at = (size_t)(src - s->mine.p); /* meaningful when src lies in mine */
-        bool in_mine = s->mine.p && src >= s->mine.p && src < s->mine.p + s->mine.len;
+        uintptr_t from_at = (uintptr_t)src, mine_at = (uintptr_t)s->mine.p;
+        bool in_mine = s->mine.p && from_at >= mine_at && from_at < mine_at + s->mine.len;
+        size_t src_at = in_mine ? (size_t)(from_at - mine_at) : 0;
         unsigned char *old;
         unsigned char *at = bytes_extend(&s->mine, len, &old);
         if (in_mine) src = s->mine.p + src_at;
@@ -477,7 +480,7 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
     int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
-    if (t->dims[d] == 1 && !x->opts.trim) write_own(s); /* copied from acc */
+    if (t->dims[d] == 1 && !x->opts.trim) write_own(s); /* the window: copies of acc */
     if (t->dims[d] == 1 && !x->opts.trim && c == 1) {
         /* A ring of one walked alone: the window is the own block 2k + 1
          * times, which is acc with 2k copies of itself after it. */
@@ -533,9 +536,8 @@ static int teamshift_run(struct exchange *x, const struct payload *own, struct s
         s->acc.len = len; /* uniform: the payload's copy waits (own_block, write_own) */
         if (!x->opts.uniform) record_write(s->acc.p, own->data, own->bytes);
     }
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) /* at least one (exchange_create); each ends with own NULL */
         if (x->kdim[d] > 0) CHECK(teamshift_phase(x, s, d, own->bytes));
-    write_own(s); /* no phase took it */
     if (x->opts.deliver_all) CHECK(broadcast_acc(x, s, (size_t)out->count * own->bytes));
     exchange_note_buffers(x, in_use(s));
     if (!x->delivers) return SB_OK;
