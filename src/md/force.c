@@ -26,32 +26,63 @@ static inline void add_sums(double fx, double fy, double fz, bool both, bool ene
 /* One particle's partners: own ones (the pair acts on both) or ghosts (on
  * the particle only, half the energy).  The cut-off is a mask rather than a
  * branch: about a third of the listed pairs lie between cut-off and skin,
- * and a mispredicted jump costs more than the arithmetic it would skip. */
-static inline void partners(const int *restrict js, int n, bool both, const double *restrict x,
-                            double *restrict f, double xi, double yi, double zi, double cut2,
-                            bool energy, double fi[3], double sums[3])
+ * and a mispredicted jump costs more than the arithmetic it would skip.
+ * In chunks of STAGE partners, in three loops: the differences (a load per
+ * coordinate, the partners scattered in memory), then each pair's force
+ * factor and energies, where nothing is gathered or scattered and the
+ * compiler's vectors compute STAGE pairs at a time (the quotient is the
+ * costliest step), then the sums and the partners' forces, in list order.
+ * Every value is the one a loop over the pairs would compute, and every sum
+ * adds in the same order, so the bits do not change.  On the AMD EPYC VM
+ * (AVX2) the forces took 0.70-0.90 of the time of a loop a pair at a time
+ * at 256k atoms and a median 0.875 at 32k, both binaries at once on the two
+ * cores (docs/results/md-force-staged-ab.txt). */
+enum { STAGE = 32 };
+
+static inline __attribute__((always_inline)) void
+partners(const int *restrict js, int n, bool both, const double *restrict x, double *restrict f,
+         double xi, double yi, double zi, double cut2, bool energy, double fi[3], double sums[3])
 {
     double fx = 0.0, fy = 0.0, fz = 0.0, potential = 0.0, virial = 0.0, pairs = 0.0;
-    for (int k = 0; k < n; k++) {
-        const int j = js[k];
-        const double dx = xi - x[3 * j], dy = yi - x[3 * j + 1], dz = zi - x[3 * j + 2];
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        const double inside = r2 < cut2 ? 1.0 : 0.0;
-        const double sr2 = inside / r2;
-        const double sr6 = sr2 * sr2 * sr2;
-        const double force = 48.0 * sr6 * (sr6 - 0.5) * sr2;
-        fx += dx * force;
-        fy += dy * force;
-        fz += dz * force;
-        if (both) {
-            f[3 * j] -= dx * force;
-            f[3 * j + 1] -= dy * force;
-            f[3 * j + 2] -= dz * force;
+    double dx[STAGE], dy[STAGE], dz[STAGE], g[STAGE], u[STAGE], w[STAGE], in[STAGE];
+    for (int k0 = 0; k0 < n; k0 += STAGE) {
+        const int m = n - k0 < STAGE ? n - k0 : STAGE;
+        const int *restrict jk = js + k0;
+        for (int k = 0; k < m; k++) {
+            const int j = jk[k];
+            dx[k] = xi - x[3 * j];
+            dy[k] = yi - x[3 * j + 1];
+            dz[k] = zi - x[3 * j + 2];
         }
-        if (energy) {
-            potential += 4.0 * sr6 * (sr6 - 1.0);
-            virial += r2 * force;
-            pairs += inside;
+        for (int k = 0; k < m; k++) {
+            const double r2 = dx[k] * dx[k] + dy[k] * dy[k] + dz[k] * dz[k];
+            const double inside = r2 < cut2 ? 1.0 : 0.0;
+            const double sr2 = inside / r2;
+            const double sr6 = sr2 * sr2 * sr2;
+            const double force = 48.0 * sr6 * (sr6 - 0.5) * sr2;
+            g[k] = force;
+            if (energy) {
+                u[k] = 4.0 * sr6 * (sr6 - 1.0);
+                w[k] = r2 * force;
+                in[k] = inside;
+            }
+        }
+        for (int k = 0; k < m; k++) {
+            const double gx = dx[k] * g[k], gy = dy[k] * g[k], gz = dz[k] * g[k];
+            fx += gx;
+            fy += gy;
+            fz += gz;
+            if (both) {
+                const int j = jk[k];
+                f[3 * j] -= gx;
+                f[3 * j + 1] -= gy;
+                f[3 * j + 2] -= gz;
+            }
+            if (energy) {
+                potential += u[k];
+                virial += w[k];
+                pairs += in[k];
+            }
         }
     }
     add_sums(fx, fy, fz, both, energy, potential, virial, pairs, fi, sums);
