@@ -191,10 +191,7 @@ static void isend_model(const struct hockney *h, const struct model_case *c, str
              * message is the own payload from the caller's buffer
              * (flow_send_from), direct's one step (x0, model_start) */
             double load = model_torus(h) ? model_net_load(h, c, 1, 1, (const int(*)[3])both) : 2.0;
-            if (own)
-                model_start(t, h, 1.0, m);
-            else
-                model_lockstep(t, h, 1.0, m);
+            model_pass(t, h, m, own);
             model_contention(t, h, 1.0, load, m);
             model_copy(t, h, 2.0 * c->k - 1.0, m);
             continue;

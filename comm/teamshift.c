@@ -480,19 +480,20 @@ static int teamshift_phase(struct exchange *x, struct teamshift *s, int d, size_
     s->mine.len = 0;
     int blocks = teamshift_blocks(k, c, i);
     int tag = exchange_tag(x, 1 + d * (2 * EXCHANGE_MAX_K + 2));
-    if (t->dims[d] == 1 && !x->opts.trim) write_own(s); /* the window: copies of acc */
-    if (t->dims[d] == 1 && !x->opts.trim && c == 1) {
-        /* A ring of one walked alone: the window is the own block 2k + 1
-         * times, which is acc with 2k copies of itself after it. */
-        append_copies(&s->acc, (size_t)(2 * k), &s->acc);
-        exchange_note_buffers(x, in_use(s));
-        s->acc_slots *= 2 * k + 1;
-        return SB_OK;
-    }
-    if (t->dims[d] == 1 && !x->opts.trim) /* every block of the window the team's own */
+    if (t->dims[d] == 1 && !x->opts.trim) { /* every block of the window the team's own */
+        write_own(s);                       /* the window: copies of acc */
+        if (c == 1) {
+            /* A ring of one walked alone: the window is the own block 2k + 1
+             * times, which is acc with 2k copies of itself after it. */
+            append_copies(&s->acc, (size_t)(2 * k), &s->acc);
+            exchange_note_buffers(x, in_use(s));
+            s->acc_slots *= 2 * k + 1;
+            return SB_OK;
+        }
         append_copies(&s->mine, (size_t)blocks, &s->acc);
-    else
+    } else {
         CHECK(walk_window(x, s, d, tag, blocks));
+    }
     CHECK(gather_blocks(x, s, d, k, x->opts.uniform ? block_len : 0));
     s->acc_slots *= 2 * k + 1;
     return SB_OK;
@@ -589,10 +590,7 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
     if (distance % ring == 0) {
         model_copy(&one, h, 1.0, bytes);
     } else {
-        if (own)
-            model_start(&one, h, 1.0, bytes);
-        else
-            model_lockstep(&one, h, 1.0, bytes);
+        model_pass(&one, h, bytes, own);
         model_contention(&one, h, 1.0, load, bytes);
     }
     t->messages += one.messages;

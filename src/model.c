@@ -57,6 +57,14 @@ void model_start(struct model_terms *t, const struct hockney *h, double n, doubl
     in_flight(t, h, hockney_start(h, bytes), n, bytes);
 }
 
+void model_pass(struct model_terms *t, const struct hockney *h, double bytes, bool payload)
+{
+    if (payload)
+        model_start(t, h, 1.0, bytes);
+    else
+        model_lockstep(t, h, 1.0, bytes);
+}
+
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
     if (count <= 0) return;

@@ -73,6 +73,10 @@ void model_burst(struct model_terms *t, const struct hockney *h, double n, doubl
 /* The same as an exchange's first and only step, sending the payload just
  * written: x0(m) + (n - 1) g(m). */
 void model_start(struct model_terms *t, const struct hockney *h, double n, double bytes);
+/* One step that every rank makes at once, a message each way: sending the
+ * caller's payload, the exchange's first step (model_start), otherwise a
+ * step of a chain (model_lockstep). */
+void model_pass(struct model_terms *t, const struct hockney *h, double bytes, bool payload);
 /* `count` copies of `bytes` inside a rank: the measured memcpy, or with
  * model.smp seed 003's good family (src/smp/copymodel.h); not messages. */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);
