@@ -55,7 +55,22 @@ struct stencil_layout {
     int stores;          /* CPU: STORES_*, stencil.stores; after init what the sweeps use */
     int cuda_rows;       /* CUDA: rows of points per thread of the sweep kernel, 1|2|4|8;
                             0: sweep_rows' choice */
+    int cuda_blocking;   /* CUDA, temporal blocking: CUDA_BLOCKING_*, stencil.cuda_blocking */
 };
+
+/* Where the CUDA backend's temporal blocking keeps a tile (stencil.cuda_blocking):
+ * in shared memory, one kernel for all sweeps of a batch (2D, up to
+ * cuda_shared_sweeps(real_bytes) sweeps a batch), or in the L2 cache, one
+ * kernel per tile and sweep; auto: shared where it applies, else L2. */
+enum { CUDA_BLOCKING_AUTO, CUDA_BLOCKING_SHARED, CUDA_BLOCKING_L2 };
+
+/* The most sweeps one batch of shared-memory tiles takes: a quarter of the
+ * tile's shorter side (96 x 64 points in float, 64 x 48 in double), so
+ * that at least half of each side is the tile's own. */
+static inline int cuda_shared_sweeps(int real_bytes)
+{
+    return real_bytes == 4 ? 16 : 12;
+}
 
 /* Rows of points per thread of the CUDA sweep kernel (stencil.cuda_rows):
  * the requested count, or for 0 (auto) as many as make 32 bytes of one

@@ -62,6 +62,7 @@ struct staged {
 
 struct cuda_state {
     void *in, *out;
+    void *spare;     // a third field: shared-memory temporal blocking writes into it
     size_t l2_bytes; // the device's L2 cache, read once (temporal blocking's tiles)
     cudaStream_t copy, inner, main;
     cudaEvent_t t0[3], t1[3]; // per stream: start and end of the last timed work
@@ -350,6 +351,7 @@ void cuda_destroy(stencil_backend *b)
     if (s->main) cudaStreamDestroy(s->main);
     cudaFree(s->in);
     cudaFree(s->out);
+    cudaFree(s->spare);
     free(s);
     b->impl = nullptr;
 }
@@ -518,6 +520,9 @@ void cuda_swap(stencil_backend *b)
 // 1.7x (3D) the plain ones, and the widest tiles came closest
 // (docs/results/gpu-h200.md) -- the plain kernel is already near the
 // device's copy bandwidth and each tile is a chain of small launches.
+// Hence, in 2D, the tiles in shared memory above (1.32-1.67x the plain
+// sweeps at depths 4-12 on the same GPU); this schedule takes 3D and the
+// batches too long for them.
 
 // Tile planes for tile = 0: (tile + n + 1) planes of both fields in half
 // the L2 cache, but at least 2^20 points per launch, so that the launches
@@ -531,10 +536,180 @@ int l2_tile(const stencil_layout *l, size_t l2_bytes, int n)
     return planes < 2 ? 2 : planes > (double)(1 << 24) ? 1 << 24 : (int)planes;
 }
 
+// Temporal blocking in shared memory (2D, stencil.cuda_blocking): one kernel
+// for all n sweeps of a batch.  Each block takes tiles of LX x LY points: it
+// loads a tile of both fields, runs the n sweeps on its two copies in shared
+// memory, each sweep t on box[t] within the points still exact after t + 1
+// sweeps (one layer fewer on each side per sweep), and stores the tile's
+// inner (LX - 2n) x (LY - 2n) points, its own.  The own points of all tiles
+// cover the field once.  The two copies mirror the two fields point by
+// point (sweep t reads copy t % 2 and writes copy (t + 1) % 2, and a point
+// outside box[t] keeps what its field held), so every point is computed by
+// point() from the values the plain sweeps give it: the same bits.
+//
+// Blocks run in no order, so no block may write what another still loads.
+// With nested boxes (box[t + 1] within box[t]) every sweep writes inside
+// box[0]:
+// - field 1 (`b1`) is written only inside box[0] and loaded only outside it
+//   (inside, sweep 0 writes the copy before anything reads it): stored in
+//   place;
+// - field 0 (`a`) is loaded everywhere, so its new values go to a third
+//   field (`x0`), which takes field 0's place afterwards; every point of
+//   it is some tile's own, so all of it is written.
+constexpr int kMaxSharedSweeps = 16;
+struct sweep_boxes {
+    sbox box[kMaxSharedSweeps];
+};
+
+// 48 KiB of shared memory (a block's static limit): two copies of LX x LY.
+template <typename T> struct shared_tile;
+template <> struct shared_tile<float> {
+    static constexpr int x = 96, y = 64;
+};
+template <> struct shared_tile<double> {
+    static constexpr int x = 64, y = 48;
+};
+
+__device__ __host__ inline int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+__device__ __host__ inline int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+__device__ __host__ inline bool in_box(const sbox &b, int x, int y)
+{
+    return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1];
+}
+
+template <typename T>
+__global__ void shared_blocked_kernel(const T *__restrict__ a, T *__restrict__ b1,
+                                      T *__restrict__ x0, sweep_boxes boxes, int n, int ext0,
+                                      int ext1, weights<T> w)
+{
+    constexpr int LX = shared_tile<T>::x, LY = shared_tile<T>::y;
+    constexpr int BX = (int)kBlockX, BY = (int)kBlockY; // the launch's block
+    static_assert(LX % BX == 0 && LY % BY == 0, "a tile is whole blocks of threads");
+    __shared__ T copy[2][LY][LX];
+    const int own_x = LX - 2 * n, own_y = LY - 2 * n;
+    const int tiles_x = (ext0 + own_x - 1) / own_x;
+    const int tiles = tiles_x * ((ext1 + own_y - 1) / own_y);
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    for (int k = (int)blockIdx.x; k < tiles; k += (int)gridDim.x) {
+        const int gx = k % tiles_x * own_x - n, gy = k / tiles_x * own_y - n; // copy[.][0][0]
+        // a fixed count of loads per thread, so that all of them are in flight at once
+        SB_UNROLL
+        for (int j = 0; j < LY / BY; j++)
+            SB_UNROLL
+        for (int i = 0; i < LX / BX; i++) {
+            int lx = tx + i * BX, ly = ty + j * BY, x = gx + lx, y = gy + ly;
+            if (x < 0 || x >= ext0 || y < 0 || y >= ext1) continue;
+            long long p = (long long)y * ext0 + x;
+            copy[0][ly][lx] = a[p];
+            if (!in_box(boxes.box[0], x, y)) copy[1][ly][lx] = b1[p];
+        }
+        __syncthreads();
+        for (int t = 0; t < n; t++) {
+            const sbox &r = boxes.box[t];
+            const int xlo = imax(t + 1, r.lo[0] - gx), xhi = imin(LX - t - 1, r.hi[0] - gx);
+            const int ylo = imax(t + 1, r.lo[1] - gy), yhi = imin(LY - t - 1, r.hi[1] - gy);
+            const T(*src)[LX] = copy[t & 1];
+            T(*dst)[LX] = copy[(t + 1) & 1];
+            // each thread a column strip of rows [y0, y1), the rows above and
+            // below each point kept in registers: 3 reads of shared memory a point
+            const int chunk = (yhi - ylo + BY - 1) / BY, y0 = ylo + ty * chunk;
+            const int y1 = imin(y0 + chunk, yhi);
+            for (int lx = xlo + tx; y0 < y1 && lx < xhi; lx += BX) {
+                T up = src[y0 - 1][lx], mid = src[y0][lx];
+                for (int ly = y0; ly < y1; ly++) {
+                    T down = src[ly + 1][lx];
+                    dst[ly][lx] = point(T(0), up, src[ly][lx - 1], mid, src[ly][lx + 1], down, T(0),
+                                        w, false);
+                    up = mid;
+                    mid = down;
+                }
+            }
+            __syncthreads();
+        }
+        for (int ly = n + ty; ly < LY - n; ly += BY)
+            for (int lx = n + tx; lx < LX - n; lx += BX) {
+                int x = gx + lx, y = gy + ly;
+                if (x >= ext0 || y >= ext1) continue;
+                long long i = (long long)y * ext0 + x;
+                x0[i] = copy[0][ly][lx];
+                if (in_box(boxes.box[0], x, y)) b1[i] = copy[1][ly][lx];
+            }
+        __syncthreads(); // before the next tile's loads overwrite the copies
+    }
+}
+
+bool box_within(const sbox &inner, const sbox &outer)
+{
+    if (sbox_points(&inner) == 0) return true;
+    for (int a = 0; a < 3; a++)
+        if (inner.lo[a] < outer.lo[a] || inner.hi[a] > outer.hi[a]) return false;
+    return true;
+}
+
+// Whether a batch runs in shared memory: 2D, not more sweeps than the tile
+// allows, nested boxes, and not stencil.cuda_blocking=l2.
+bool shared_applies(const stencil_layout *l, int n, const sbox *box)
+{
+    if (l->dim != 2 || l->cuda_blocking == CUDA_BLOCKING_L2 ||
+        n > cuda_shared_sweeps(l->real_bytes))
+        return false;
+    for (int t = 1; t < n; t++)
+        if (!box_within(box[t], box[t - 1])) return false;
+    return true;
+}
+
+template <typename T>
+void launch_shared_typed(const stencil_layout *l, const sweep_boxes &boxes, int n, const void *a,
+                         void *b1, void *x0, cudaStream_t stream)
+{
+    int own_x = shared_tile<T>::x - 2 * n, own_y = shared_tile<T>::y - 2 * n;
+    unsigned tiles =
+        (unsigned)(((l->ext[0] + own_x - 1) / own_x) * ((l->ext[1] + own_y - 1) / own_y));
+    dim3 block(kBlockX, kBlockY, 1);
+    SB_LAUNCH_SYNC(shared_blocked_kernel<T>, dim3(std::min(tiles, kMaxGridYZ)), block, stream,
+                   (const T *)a, (T *)b1, (T *)x0, boxes, n, l->ext[0], l->ext[1],
+                   make_weights<T>(l));
+}
+
+int sweeps_shared(stencil_backend *b, int n, const sbox *box, double *seconds)
+{
+    cuda_state *s = state(b);
+    const stencil_layout *l = &b->layout;
+    if (!s->spare) {
+        cudaError_t rc = cudaMalloc(&s->spare, field_bytes(b));
+        if (rc != cudaSuccess)
+            return cuda_error("cudaMalloc of the third field of shared-memory temporal blocking "
+                              "(stencil.cuda_blocking=l2 needs none)",
+                              rc, __FILE__, __LINE__);
+    }
+    sweep_boxes boxes;
+    for (int t = 0; t < n; t++)
+        boxes.box[t] = box[t];
+    CHECK_CUDA(cudaEventRecord(s->t0[S_MAIN], s->main));
+    if (l->real_bytes == 4)
+        launch_shared_typed<float>(l, boxes, n, s->in, s->out, s->spare, s->main);
+    else
+        launch_shared_typed<double>(l, boxes, n, s->in, s->out, s->spare, s->main);
+    CHECK_LAUNCH("shared_blocked_kernel");
+    CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
+    std::swap(s->in, s->spare); // field 0 is now the third field
+    if (n % 2) cuda_swap(b);    // as n sweeps and swaps leave the fields
+    return timed_wait(s, S_MAIN, seconds);
+}
+
 int cuda_sweeps_blocked(stencil_backend *b, int n, const sbox *box, int tile, double *seconds)
 {
     cuda_state *s = state(b);
     const stencil_layout *l = &b->layout;
+    if (shared_applies(l, n, box)) return sweeps_shared(b, n, box, seconds);
     const int wa = l->dim - 1;
     int first = INT_MAX, last = INT_MIN; // the planes the tiles must cover
     for (int t = 0; t < n; t++) {

@@ -148,6 +148,14 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
                 : !strcmp(stores, "cached")  ? STORES_CACHED
                                              : STORES_AUTO;
     b->cuda_rows = atoi(cfg_text(c, "stencil.cuda_rows")); /* auto: 0 */
+    const char *cuda_blocking = cfg_text(c, "stencil.cuda_blocking");
+    b->cuda_blocking = !strcmp(cuda_blocking, "shared") ? CUDA_BLOCKING_SHARED
+                       : !strcmp(cuda_blocking, "l2")   ? CUDA_BLOCKING_L2
+                                                        : CUDA_BLOCKING_AUTO;
+    if (b->cuda_blocking == CUDA_BLOCKING_SHARED && b->dim != 2)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.cuda_blocking = shared: tiles in shared memory are 2D only; "
+                       "accepted for stencil.dim = 3: auto or l2");
     b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
     b->temporal = !strcmp(cfg_text(c, "stencil.blocking"), "temporal");
     b->tile = (int)cfg_int(c, "stencil.tile");
@@ -489,6 +497,14 @@ static const char *blocking_word(const struct stencil_plan *p)
     return p->base.temporal && p->ops->sweeps_blocked ? "temporal" : "none";
 }
 
+/* Where the CUDA backend's temporal blocking keeps its tiles (NULL: not
+ * CUDA or no temporal blocking); gpu/backend_cuda.cu decides alike. */
+static const char *cuda_tiles_word(const struct stencil_plan *p)
+{
+    if (strcmp(p->ops->name, "cuda") || strcmp(blocking_word(p), "temporal")) return NULL;
+    return p->base.dim == 2 && p->base.cuda_blocking != CUDA_BLOCKING_L2 ? "shared" : "l2";
+}
+
 static void csv_row(FILE *f, const struct stencil_plan *p, int nranks,
                     const struct stencil_point *pt)
 {
@@ -547,6 +563,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
     if (!strcmp(p->ops->name, "cuda"))
         cJSON_AddNumberToObject(res, "cuda_rows",
                                 sweep_rows(p->base.cuda_rows, p->base.real_bytes));
+    if (cuda_tiles_word(p)) cJSON_AddStringToObject(res, "cuda_blocking", cuda_tiles_word(p));
     cJSON_AddItemToObject(res, "rank_grid", cJSON_CreateIntArray(p->dims, 3));
     cJSON_AddItemToObject(res, "weights",
                           cJSON_CreateDoubleArray(p->base.weights, p->base.dim == 2 ? 5 : 7));
@@ -604,12 +621,18 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
-    char tiles[96] = "sized to the L2 cache";
+    char tiles[128] = "sized to the L2 cache";
     if (p->ops->tile_cache_bytes && !strcmp(blocking_word(p), "temporal"))
         snprintf(tiles, sizeof tiles,
                  "sized to %.1f MiB of cache (the rank's L2 and share of the last level)",
                  (double)p->ops->tile_cache_bytes() / (1 << 20));
     if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
+    const char *cuda_tiles = cuda_tiles_word(p);
+    if (cuda_tiles && !strcmp(cuda_tiles, "shared"))
+        snprintf(tiles, sizeof tiles,
+                 "in shared memory, all sweeps of a batch in one kernel (batches of more than %d: "
+                 "in the L2)",
+                 cuda_shared_sweeps(b->real_bytes));
     if (b->temporal && !p->ops->sweeps_blocked)
         log_info("stencil.blocking = temporal: the %s backend has no temporal blocking; its "
                  "sweeps run one after the other",

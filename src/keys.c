@@ -271,11 +271,12 @@ const struct key_spec config_keys[] = {
     {"stencil", "blocking", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|temporal",
      "none: the d sweeps between two exchanges one after the other, each a pass over the "
      "field; temporal: all d in one pass, tile by tile in the cache (CPU: "
-     "gpu/backend_cpu_temporal.c; CUDA: tiles in the L2 cache, gpu/backend_cuda.cu; "
-     "bit-identical)"},
+     "gpu/backend_cpu_temporal.c; CUDA: tiles in shared memory in 2D, in the L2 cache in 3D, "
+     "stencil.cuda_blocking, gpu/backend_cuda.cu; bit-identical)"},
     {"stencil", "tile", KEY_INT, "0", 0, 1 << 24, NO_REAL, NULL,
-     "stencil.blocking = temporal: the tile's width (CPU: 3D y lines, 2D x points; CUDA: 3D z "
-     "planes, 2D y rows); 0: sized to the cache (CPU: n + 2 planes of a tile in both fields "
+     "stencil.blocking = temporal: the tile's width (CPU: 3D y lines, 2D x points; CUDA with "
+     "tiles in the L2: 3D z planes, 2D y rows; shared-memory tiles have a fixed size); 0: sized "
+     "to the cache (CPU: n + 2 planes of a tile in both fields "
      "fill half of the L2 and the rank's share of the last level, from sysfs; CUDA: tile + n + 1 "
      "planes of both fields fill half the L2; n: the "
      "sweeps done together, d, or d - 1 with overlap)"},
@@ -295,6 +296,12 @@ const struct key_spec config_keys[] = {
      "CUDA: rows of points each thread of the sweep kernel computes, its loads all issued "
      "before the first sum (1: seed 004 Listing 2, one point per thread; auto: 32 bytes of a "
      "column, 8 rows in float, 4 in double); the same bits either way"},
+    {"stencil", "cuda_blocking", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|shared|l2",
+     "CUDA, stencil.blocking = temporal: shared: one kernel runs all sweeps of a batch on tiles "
+     "in shared memory (2D; 96 x 64 points in float, 64 x 48 in double; batches of more than "
+     "16 or 12 sweeps run as l2; a third field of device memory); l2: one kernel per tile and "
+     "sweep, the tile's planes in the L2 cache (stencil.tile); auto: shared in 2D, l2 in 3D; "
+     "the same bits either way"},
     {"stencil", "cuda_aware", KEY_CHOICE, "auto", NO_INT, NO_REAL, "auto|0|1",
      "CUDA: hand device buffers to MPI; auto: when the MPI library says it can"},
     {"stencil", "threads", KEY_INT, "1", 0, 4096, NO_REAL, NULL,

@@ -92,24 +92,32 @@ expect "stencil.cuda_rows=auto runs 4 rows in double" 0 'CUDA sweep kernel: 4 ro
 expect "stencil.cuda_rows=3: exit 2 naming the accepted values" 2 'accepted: auto[|]1[|]2[|]4[|]8' -- \
     "$EMU" stencil -s stencil.backend=cuda -s stencil.cuda_rows=3
 
-# stencil.blocking=temporal: the sweeps between two exchanges tile by tile
-# (tiles of 2 or 3 planes: many tiles; 0: sized to the emulated 1 MiB L2, one
-# tile here), the same bits, and summary.json says blocking ran
+# stencil.blocking=temporal: the sweeps between two exchanges tile by tile,
+# in the L2 (tiles of 2 or 3 planes: many tiles; 0: sized to the emulated
+# 1 MiB L2, one tile here) or in 2D in shared memory (one kernel a batch;
+# 400 x 260 points are several tiles, 16 sweeps the most a float batch
+# takes, 17 more than it does: those run in the L2), the same bits, and
+# summary.json says what ran
 for dim in 2 3; do
     for np in 1 2; do
-        for tiled in "2 shrink float" "3 full double" "2 full float" "0 shrink float"; do
-            read -r tile sweep prec <<<"$tiled"
-            name="emulated CUDA, stencil.blocking=temporal, ${dim}D np=$np, tile=$tile, sweep=$sweep, $prec"
-            out="$TEST_TMP/temporal-$dim-$np-$tile-$sweep" size=72,40
-            [[ $dim == 3 ]] && size=24,20,18
+        for tiled in "2 shrink float l2 72,40 1-6" "3 full double l2 72,40 1-6" \
+            "2 full float l2 72,40 1-6" "0 shrink float auto 72,40 1-6" \
+            "0 shrink float shared 400,260 1-4,8,16,17" "0 full double shared 400,260 1-3,12,13"; do
+            read -r tile sweep prec where size depths <<<"$tiled"
+            ran=$where
+            [[ $where == auto ]] && { ran=shared; [[ $dim == 3 ]] && ran=l2; }
+            [[ $dim == 3 ]] && { [[ $where == shared ]] && continue; size=24,20,18; }
+            name="emulated CUDA, stencil.blocking=temporal, ${dim}D np=$np, cuda_blocking=$where, tile=$tile, sweep=$sweep, $prec, $size"
+            out="$TEST_TMP/temporal-$dim-$np-$tile-$sweep-$where-$prec"
             if SHIFTBOX_CUDA_EMU=adversarial "${MPIRUN[@]}" -np "$np" "$EMU" stencil \
                 -s stencil.backend=cuda -s stencil.dim="$dim" -s stencil.size=$size \
                 -s stencil.blocking=temporal -s stencil.tile="$tile" -s stencil.sweep="$sweep" \
-                -s stencil.precision="$prec" \
-                -s stencil.depth=1-6 -s stencil.overlap=0,1 -s stencil.iterations=17 \
+                -s stencil.precision="$prec" -s stencil.cuda_blocking="$where" \
+                -s stencil.depth="$depths" -s stencil.overlap=0,1 -s stencil.iterations=17 \
                 -s stencil.verify=1 --out "$out" >"$out.log" 2>&1 &&
                 all_identical "$out" >>"$out.log" 2>&1 &&
-                [[ $(md_value "$out" results.blocking) == temporal ]]; then
+                [[ $(md_value "$out" results.blocking) == temporal ]] &&
+                [[ $(md_value "$out" results.cuda_blocking) == "$ran" ]]; then
                 pass "$name: 0 differing points against the CPU backend"
             else
                 fail "$name" "$out.log"
@@ -140,6 +148,9 @@ expect "2 ranks sharing a GPU with room for one: exit 2 with the numbers" 2 \
 expect "1 rank with the same fields and room runs" 0 'field hash' -- \
     env SHIFTBOX_CUDA_EMU_MEMORY=400000 "$EMU" stencil -s stencil.backend=cuda \
     -s stencil.size=256,128 -s stencil.depth=2 -s stencil.iterations=2
+expect "stencil.cuda_blocking=shared in 3D: exit 2 naming the accepted values" 2 \
+    'stencil.cuda_blocking = shared: tiles in shared memory are 2D only; accepted for stencil.dim = 3: auto or l2' -- \
+    "$EMU" stencil -s stencil.backend=cuda -s stencil.dim=3 -s stencil.cuda_blocking=shared
 expect "SHIFTBOX_CUDA_EMU=lazy: exit 2 naming the accepted policies" 2 \
     "SHIFTBOX_CUDA_EMU = 'lazy': accepted: eager or adversarial" -- \
     env SHIFTBOX_CUDA_EMU=lazy "$EMU" stencil -s stencil.backend=cuda -s stencil.iterations=1
@@ -230,7 +241,8 @@ if bin=$(variant skew '            part.lo[wa] = std::max(part.lo[wa], w0 - t);
             part.hi[wa] = std::min(part.hi[wa], w0 + tile - t);' '            part.lo[wa] = std::max(part.lo[wa], w0);
             part.hi[wa] = std::min(part.hi[wa], w0 + tile);'); then
     fault_case "temporal blocking without the skew" 1 "$bin" -s stencil.size=64,48 \
-        -s stencil.depth=4 -s stencil.blocking=temporal -s stencil.tile=2 -s stencil.iterations=8
+        -s stencil.depth=4 -s stencil.blocking=temporal -s stencil.cuda_blocking=l2 \
+        -s stencil.tile=2 -s stencil.iterations=8
 else
     fail "the unskewed temporal-blocking variant builds"
 fi
@@ -243,6 +255,34 @@ if bin=$(variant rows '                    q[j * (long long)sy] = point(below[j]
         -s stencil.size=64,48 -s stencil.depth=1,3 -s stencil.iterations=8
 else
     fail "the strip-of-rows variant builds"
+fi
+
+# 6. temporal blocking in shared memory without the barrier between two
+#    sweeps: threads read their neighbours' points before these are made
+#    (the emulation runs a block's threads as fibers, in a new order after
+#    each barrier)
+if bin=$(variant barrier '                    mid = down;
+                }
+            }
+            __syncthreads();' '                    mid = down;
+                }
+            }'); then
+    fault_case "shared-memory tiles without the barrier between sweeps" 1 "$bin" \
+        -s stencil.size=200,150 -s stencil.depth=4 -s stencil.blocking=temporal \
+        -s stencil.iterations=8
+else
+    fail "the barrier-less shared-memory variant builds"
+fi
+
+# 7. shared-memory tiles that also store field 0 in place, where the tiles
+#    after them still load it (the reason for the third field)
+if bin=$(variant in-place '                x0[i] = copy[0][ly][lx];' \
+    '                x0[i] = copy[0][ly][lx];
+                const_cast<T *>(a)[i] = copy[0][ly][lx];'); then
+    fault_case "shared-memory tiles storing field 0 in place" 1 "$bin" -s stencil.size=200,150 \
+        -s stencil.depth=4 -s stencil.blocking=temporal -s stencil.iterations=8
+else
+    fail "the in-place shared-memory variant builds"
 fi
 
 echo "$PASSED passed, $FAILED failed"

@@ -10,7 +10,8 @@
 #               with depths 1-8, sync/async, overlap 0/1: every point bit for
 #               bit equal to the CPU backend and to the single-rank reference
 #   sanitizer   compute-sanitizer memcheck, racecheck and synccheck on a small
-#               run (SKIP when compute-sanitizer is not on PATH)
+#               run, plain and with temporal blocking in shared memory
+#               (SKIP when compute-sanitizer is not on PATH)
 #   bandwidth   the sweep kernel's bandwidth against the device's copy
 #               bandwidth at two field sizes, each at least 4 x the L2 cache
 #               (PASS: ratio >= 0.5), and as INFO the same at one point per
@@ -19,15 +20,17 @@
 #               one rank per GPU, 256 iterations (the file's 2048 took 4
 #               minutes on an H200, most of it setting up the 28 points)
 #   temporal    stencil.blocking=temporal (gpu/backend_cuda.cu: the sweeps
-#               of an exchange tile by tile in the L2 cache) in 2D/3D on 1
-#               and 2 ranks, tiles of 2 planes and sized to the L2, depths
-#               1-8, overlap 0/1: every point bit for bit equal to the CPU
-#               backend
+#               of an exchange tile by tile in the L2 cache, and in 2D in
+#               shared memory, stencil.cuda_blocking) in 2D/3D on 1 and 2
+#               ranks, L2 tiles of 2 planes and sized to the L2, depths 1-8
+#               (shared memory: also 12, 16 and 17), overlap 0/1: every
+#               point bit for bit equal to the CPU backend
 #   speed       tools/stencil_bench.py --backend cuda (plain against
 #               blocked sweeps and the device's copy roofline, 512 and 256
 #               sweeps a run) as INFO lines: no target has been set
-#               for a GPU (on one H200 blocking was 0.71-0.88x the plain
-#               sweeps at depths 4 and 8: docs/results/gpu-h200.md)
+#               for a GPU (on one H200 2D shared-memory tiles were 1.32x
+#               and 1.59x the plain sweeps at depths 4 and 8, 3D L2 tiles
+#               0.86-0.88x: docs/results/gpu-h200.md)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/, also when the smoke test fails
 # (its FAIL line then quotes the run's error).  Exit 0 when nothing failed,
@@ -159,14 +162,21 @@ step_sanitizer() {
             record SKIP "sanitizer $tool" "compute-sanitizer not on PATH"
             continue
         fi
-        log="$out/runs/sanitizer-$tool.log"
-        if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
-            -s stencil.backend=cuda -s stencil.size=128,96 -s stencil.depth=1,3 \
-            -s stencil.exchange=all -s stencil.overlap=0,1 -s stencil.iterations=8 >"$log" 2>&1; then
-            record PASS "sanitizer $tool" "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
-        else
-            record FAIL "sanitizer $tool" "exit $? (see runs/sanitizer-$tool.log)"
-        fi
+        # plain sweeps with every exchange mode, then temporal blocking in
+        # shared memory over several tiles (racecheck: its barriers)
+        for run in plain shared; do
+            log="$out/runs/sanitizer-$tool-$run.log"
+            args=(-s stencil.size=128,96 -s stencil.depth=1,3 -s stencil.exchange=all)
+            [[ $run == shared ]] && args=(-s stencil.size=300,200 -s stencil.depth=3,8
+                -s stencil.blocking=temporal -s stencil.cuda_blocking=shared)
+            if compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin" stencil \
+                -s stencil.backend=cuda "${args[@]}" -s stencil.overlap=0,1 \
+                -s stencil.iterations=8 >"$log" 2>&1; then
+                record PASS "sanitizer $tool, $run" "$(grep -m1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
+            else
+                record FAIL "sanitizer $tool, $run" "exit $? (see runs/sanitizer-$tool-$run.log)"
+            fi
+        done
     done
 }
 
@@ -223,16 +233,25 @@ step_temporal() {
             size=512,384
             [[ $dim == 3 ]] && size=96,80,64
             ok=1
-            for tile in 2 0; do
+            # WHERE TILE: L2 tiles of 2 planes and sized to the L2; in 2D also
+            # shared-memory tiles, with batches of up to 17 sweeps (17: in the L2)
+            runs="l2:2 l2:0"
+            [[ $dim == 2 ]] && runs="$runs shared:0"
+            for run in $runs; do
+                where=${run%:*} tile=${run#*:} depths=1-8
+                [[ $where == shared ]] && depths=1-8,12,16,17
                 "${MPIRUN[@]}" -np "$np" "$bin" stencil -s stencil.backend=cuda -s stencil.dim=$dim \
                     -s stencil.size=$size -s stencil.blocking=temporal -s stencil.tile=$tile \
-                    -s stencil.depth=1-8 -s stencil.overlap=0,1 -s stencil.iterations=33 \
-                    -s stencil.verify=1 --out "$dir-$tile" >"$dir-$tile.log" 2>&1 &&
-                    identical "$dir-$tile" >>"$dir-$tile.log" 2>&1 &&
-                    grep -q 'temporal blocking: the sweeps between' "$dir-$tile.log" || ok=0
+                    -s stencil.cuda_blocking=$where -s stencil.depth=$depths -s stencil.overlap=0,1 \
+                    -s stencil.iterations=33 -s stencil.verify=1 --out "$dir-$where-$tile" \
+                    >"$dir-$where-$tile.log" 2>&1 &&
+                    identical "$dir-$where-$tile" >>"$dir-$where-$tile.log" 2>&1 &&
+                    grep -q 'temporal blocking: the sweeps between' "$dir-$where-$tile.log" || ok=0
             done
             if [[ $ok == 1 ]]; then
-                record PASS "$name" "tiles of 2 planes and sized to the L2: 0 differing against the CPU backend"
+                what="L2 tiles of 2 planes and sized to the L2"
+                [[ $dim == 2 ]] && what="$what, shared-memory tiles (depths up to 17)"
+                record PASS "$name" "$what: 0 differing against the CPU backend"
             else
                 record FAIL "$name" "see runs/$(basename "$dir")-*.log"
             fi

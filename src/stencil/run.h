@@ -38,6 +38,7 @@ struct stencil_params {
     int node_ranks;    /* ranks of this node (the CPU's streaming stores decide by them) */
     int stores;        /* stencil.stores: STORES_* of gpu/backend.h */
     int cuda_rows;     /* stencil.cuda_rows: rows per thread of the CUDA sweep kernel */
+    int cuda_blocking; /* stencil.cuda_blocking: CUDA_BLOCKING_* (gpu/backend.h) */
     bool full_sweeps;  /* stencil.sweep = full: every sweep on the whole extended subdomain */
     bool temporal;     /* stencil.blocking = temporal, where the backend has it */
     int tile;          /* stencil.tile: lines per tile of temporal blocking (0: auto) */

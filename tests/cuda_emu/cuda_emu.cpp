@@ -22,6 +22,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <ucontext.h>
 #include <vector>
 
 thread_local uint3 threadIdx, blockIdx;
@@ -469,4 +470,92 @@ void cuda_emu_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<v
         return;
     }
     issue(stream, std::move(body));
+}
+
+// ---- blocks whose threads meet at __syncthreads --------------------------------
+// Each thread of the block is a fiber (ucontext) on the host thread that runs
+// the launch; __syncthreads switches back to the scheduler below, which
+// resumes the fibers once all of them have arrived.
+namespace
+{
+
+enum fiber_state { RUNNABLE, AT_BARRIER, DONE };
+
+struct fiber_block {
+    ucontext_t scheduler;
+    std::vector<ucontext_t> context;
+    std::vector<fiber_state> state;
+    std::unique_ptr<char[]> stacks;
+    size_t nstacks = 0;
+    const std::function<void()> *thread = nullptr;
+    unsigned current = 0;
+};
+
+const size_t kFiberStack = 64 << 10;
+thread_local fiber_block *running_block = nullptr;
+
+void fiber_main()
+{
+    fiber_block *fb = running_block;
+    (*fb->thread)();
+    fb->state[fb->current] = DONE; // returns to uc_link, the scheduler
+}
+
+} // namespace
+
+void __syncthreads(void)
+{
+    fiber_block *fb = running_block;
+    if (!fb) {
+        fprintf(stderr, "cuda_emu: __syncthreads in a kernel not launched with SB_LAUNCH_SYNC\n");
+        abort();
+    }
+    fb->state[fb->current] = AT_BARRIER;
+    swapcontext(&fb->context[fb->current], &fb->scheduler);
+}
+
+void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread)
+{
+    thread_local fiber_block fb; // its stacks kept for the next block
+    unsigned n = block.x * block.y * block.z;
+    if (fb.nstacks < n) {
+        fb.stacks.reset(new char[n * kFiberStack]);
+        fb.nstacks = n;
+    }
+    fb.context.resize(n);
+    fb.state.assign(n, RUNNABLE);
+    fb.thread = &thread;
+    for (unsigned i = 0; i < n; i++) {
+        getcontext(&fb.context[i]);
+        fb.context[i].uc_stack.ss_sp = fb.stacks.get() + i * kFiberStack;
+        fb.context[i].uc_stack.ss_size = kFiberStack;
+        fb.context[i].uc_link = &fb.scheduler;
+        makecontext(&fb.context[i], fiber_main, 0);
+    }
+    std::vector<unsigned> order(n);
+    for (unsigned i = 0; i < n; i++)
+        order[i] = i;
+    running_block = &fb;
+    for (;;) {
+        for (unsigned i : order) {
+            fb.current = i;
+            threadIdx = uint3{i % block.x, i / block.x % block.y, i / (block.x * block.y)};
+            blockIdx = index;
+            blockDim = block;
+            gridDim = grid;
+            swapcontext(&fb.scheduler, &fb.context[i]);
+        }
+        unsigned done = (unsigned)std::count(fb.state.begin(), fb.state.end(), DONE);
+        if (done == n) break;
+        if (done > 0) {
+            fprintf(stderr,
+                    "cuda_emu: %u of %u threads of a block left the kernel while the "
+                    "others wait at __syncthreads\n",
+                    done, n);
+            abort();
+        }
+        std::fill(fb.state.begin(), fb.state.end(), RUNNABLE);
+        if (!the().eager) std::shuffle(order.begin(), order.end(), the().rng);
+    }
+    running_block = nullptr;
 }

@@ -8,8 +8,12 @@
 // tracked so copies of the wrong kind fail as on a GPU), memcpy and memset,
 // synchronous and asynchronous, streams (the legacy default stream, blocking
 // and non-blocking streams, priorities), events, and kernel launches, run as
-// loops over gridDim and blockDim with blockIdx and threadIdx set (kernels
-// that use shared memory or __syncthreads are not supported).
+// loops over gridDim and blockDim with blockIdx and threadIdx set.  Kernels
+// that use __shared__ memory and __syncthreads are launched through
+// cuda_emu_kernel_sync (SB_LAUNCH_SYNC): each block's threads then run as
+// fibers that every __syncthreads switches between, all of a block reaching
+// the barrier before any goes on; the adversarial policy runs them in a new
+// random order after each barrier, so a missing barrier gives wrong data.
 //
 // SHIFTBOX_CUDA_EMU picks how stream work runs:
 //   eager        every call runs its work at once, in issue order;
@@ -40,6 +44,8 @@
 #define __global__
 #define __device__
 #define __host__
+// Shared by the fibers of one block: they run on one host thread.
+#define __shared__ static thread_local
 
 enum cudaError_t {
     cudaSuccess = 0,
@@ -117,6 +123,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 
+// Inside a kernel launched with cuda_emu_kernel_sync: waits until every
+// thread of the block has called it (anywhere else: abort with a message).
+void __syncthreads(void);
+
 // A kernel launch: checks the configuration (as cudaGetLastError then
 // reports it) and queues `body`, which runs every thread of the grid.
 void cuda_emu_launch(dim3 grid, dim3 block, cudaStream_t stream, std::function<void()> body);
@@ -141,6 +151,25 @@ void cuda_emu_kernel(dim3 grid, dim3 block, cudaStream_t stream, void (*kernel)(
                                 gridDim = grid;
                                 std::apply(kernel, params);
                             }
+    });
+}
+
+// Runs `thread` once for each thread of block `index` as fibers (see above).
+void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread);
+
+// kernel<<<...>>> of a kernel that uses __syncthreads: one block at a time,
+// its threads as fibers.
+template <typename... P, typename... A>
+void cuda_emu_kernel_sync(dim3 grid, dim3 block, cudaStream_t stream, void (*kernel)(P...),
+                          A &&...args)
+{
+    std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
+    cuda_emu_launch(grid, block, stream, [=] {
+        for (unsigned bz = 0; bz < grid.z; bz++)
+            for (unsigned by = 0; by < grid.y; by++)
+                for (unsigned bx = 0; bx < grid.x; bx++)
+                    cuda_emu_block_fibers(grid, block, uint3{bx, by, bz},
+                                          [&] { std::apply(kernel, params); });
     });
 }
 
