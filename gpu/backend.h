@@ -56,6 +56,8 @@ struct stencil_layout {
     int cuda_rows;       /* CUDA: rows of points per thread of the sweep kernel, 1|2|4|8;
                             0: sweep_rows' choice */
     int cuda_blocking;   /* CUDA, temporal blocking: CUDA_BLOCKING_*, stencil.cuda_blocking */
+    bool temporal;       /* stencil.blocking = temporal (CUDA: shared-memory tiles need a
+                            third field) */
 };
 
 /* Where the CUDA backend's temporal blocking keeps a tile (stencil.cuda_blocking):
@@ -167,6 +169,10 @@ struct stencil_backend_ops {
     /* Optional: the bytes of cache that tile = 0 sizes the tiles to (NULL:
      * the backend's own L2, described as such). */
     size_t (*tile_cache_bytes)(void);
+    /* Optional: where the sweeps_blocked calls since init kept their tiles,
+     * for the report: "shared", "l2" or "shared+l2" (CUDA); NULL when none
+     * ran or the backend has one place only. */
+    const char *(*blocked_where)(struct stencil_backend *b);
 };
 
 struct stencil_backend {

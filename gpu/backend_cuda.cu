@@ -64,6 +64,8 @@ struct cuda_state {
     void *in, *out;
     void *spare;     // a third field: shared-memory temporal blocking writes into it
     size_t l2_bytes; // the device's L2 cache, read once (temporal blocking's tiles)
+    // temporal blocking's batches since init, by where their tiles were
+    long shared_batches, l2_batches;
     cudaStream_t copy, inner, main;
     cudaEvent_t t0[3], t1[3]; // per stream: start and end of the last timed work
     staged *buffers;
@@ -289,6 +291,8 @@ size_t cuda_cache_bytes(void)
     return (size_t)prop.l2CacheSize;
 }
 
+bool shared_possible(const stencil_layout *l); // temporal blocking in shared memory, below
+
 int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
 {
     b->layout = *l;
@@ -299,12 +303,18 @@ int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
     size_t bytes = field_bytes(b), free_bytes = 0, total_bytes = 0;
     size_t sharers = l->device_sharers > 1 ? (size_t)l->device_sharers : 1;
     CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (2 * bytes * sharers > free_bytes)
+    bool third = shared_possible(l);
+    size_t fields = third ? 3 : 2;
+    if (fields * bytes * sharers > free_bytes)
         return sb_fail(m, SB_EUSAGE,
-                       "stencil: two fields of %zu bytes each on %zu rank(s) sharing this GPU "
+                       "stencil: %s fields of %zu bytes each on %zu rank(s) sharing this GPU "
                        "need %zu bytes of device memory; %zu of %zu are free; reduce "
-                       "stencil.size or use more GPUs",
-                       bytes, sharers, 2 * bytes * sharers, free_bytes, total_bytes);
+                       "stencil.size or use more GPUs%s",
+                       third ? "three" : "two", bytes, sharers, fields * bytes * sharers,
+                       free_bytes, total_bytes,
+                       third ? " (temporal blocking in shared memory writes into a third field; "
+                               "stencil.cuda_blocking=l2 needs none)"
+                             : "");
     int least = 0, greatest = 0;
     CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CHECK_CUDA(cudaStreamCreateWithPriority(&s->copy, cudaStreamNonBlocking, greatest));
@@ -317,6 +327,7 @@ int cuda_init(stencil_backend *b, const stencil_layout *l, sb_msg *m)
     s->l2_bytes = cuda_cache_bytes();
     CHECK_CUDA(cudaMalloc(&s->in, bytes));
     CHECK_CUDA(cudaMalloc(&s->out, bytes));
+    if (third) CHECK_CUDA(cudaMalloc(&s->spare, bytes)); // fully written by each batch
     CHECK_CUDA(cudaMemsetAsync(s->in, 0, bytes, s->copy));
     CHECK_CUDA(cudaMemsetAsync(s->out, 0, bytes, s->copy));
     CHECK_CUDA(cudaStreamSynchronize(s->copy));
@@ -520,7 +531,7 @@ void cuda_swap(stencil_backend *b)
 // 1.7x (3D) the plain ones, and the widest tiles came closest
 // (docs/results/gpu-h200.md) -- the plain kernel is already near the
 // device's copy bandwidth and each tile is a chain of small launches.
-// Hence, in 2D, the tiles in shared memory above (1.32-1.67x the plain
+// Hence, in 2D, the tiles in shared memory below (1.32-1.67x the plain
 // sweeps at depths 4-12 on the same GPU); this schedule takes 3D and the
 // batches too long for them.
 
@@ -556,7 +567,7 @@ int l2_tile(const stencil_layout *l, size_t l2_bytes, int n)
 // - field 0 (`a`) is loaded everywhere, so its new values go to a third
 //   field (`x0`), which takes field 0's place afterwards; every point of
 //   it is some tile's own, so all of it is written.
-constexpr int kMaxSharedSweeps = 16;
+constexpr int kMaxSharedSweeps = 16; // the most any type's tile takes (cuda_shared_sweeps)
 struct sweep_boxes {
     sbox box[kMaxSharedSweeps];
 };
@@ -569,6 +580,9 @@ template <> struct shared_tile<float> {
 template <> struct shared_tile<double> {
     static constexpr int x = 64, y = 48;
 };
+
+// The block the kernel is written for: a tile is whole blocks of threads.
+constexpr int kTileBX = (int)kBlockX, kTileBY = (int)kBlockY;
 
 __device__ __host__ inline int imax(int a, int b)
 {
@@ -585,63 +599,93 @@ __device__ __host__ inline bool in_box(const sbox &b, int x, int y)
     return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1];
 }
 
+// One tile's place: field point (gx, gy) is copy[.][0][0].
+struct tile_origin {
+    int gx, gy;
+};
+
+// Both copies from the fields: field 0 everywhere, field 1 outside box[0]
+// (inside, sweep 0 writes the copy before anything reads it).  A fixed count
+// of loads per thread, so that all of them are in flight at once.
+template <typename T, int LX, int LY>
+__device__ void load_tile(T (*copy)[LY][LX], const T *__restrict__ a, const T *__restrict__ b1,
+                          const sbox &box0, tile_origin o, int ext0, int ext1)
+{
+    SB_UNROLL
+    for (int j = 0; j < LY / kTileBY; j++)
+        SB_UNROLL
+        for (int i = 0; i < LX / kTileBX; i++) {
+            int lx = (int)threadIdx.x + i * kTileBX, ly = (int)threadIdx.y + j * kTileBY;
+            int x = o.gx + lx, y = o.gy + ly;
+            if (x < 0 || x >= ext0 || y < 0 || y >= ext1) continue;
+            long long p = (long long)y * ext0 + x;
+            copy[0][ly][lx] = a[p];
+            if (!in_box(box0, x, y)) copy[1][ly][lx] = b1[p];
+        }
+}
+
+// Sweep t on box r, within the points still exact after t + 1 sweeps: copy
+// t % 2 into copy (t + 1) % 2.  Each thread walks down a column strip with
+// the rows above and below in registers: 3 reads of shared memory a point.
+template <typename T, int LX, int LY>
+__device__ void sweep_tile(T (*copy)[LY][LX], int t, const sbox &r, tile_origin o,
+                           const weights<T> &w)
+{
+    const int xlo = imax(t + 1, r.lo[0] - o.gx), xhi = imin(LX - t - 1, r.hi[0] - o.gx);
+    const int ylo = imax(t + 1, r.lo[1] - o.gy), yhi = imin(LY - t - 1, r.hi[1] - o.gy);
+    const T(*src)[LX] = copy[t & 1];
+    T(*dst)[LX] = copy[(t + 1) & 1];
+    const int chunk = (yhi - ylo + kTileBY - 1) / kTileBY, y0 = ylo + (int)threadIdx.y * chunk;
+    const int y1 = imin(y0 + chunk, yhi);
+    for (int lx = xlo + (int)threadIdx.x; y0 < y1 && lx < xhi; lx += kTileBX) {
+        T up = src[y0 - 1][lx], mid = src[y0][lx];
+        for (int ly = y0; ly < y1; ly++) {
+            T down = src[ly + 1][lx];
+            dst[ly][lx] = point(T(0), up, src[ly][lx - 1], mid, src[ly][lx + 1], down, T(0), w,
+                                false);
+            up = mid;
+            mid = down;
+        }
+    }
+}
+
+// The tile's own points (n in from each side) to the third field and,
+// inside box[0], to field 1.
+template <typename T, int LX, int LY>
+__device__ void store_tile(T (*copy)[LY][LX], T *__restrict__ b1, T *__restrict__ x0,
+                           const sbox &box0, tile_origin o, int n, int ext0, int ext1)
+{
+    for (int ly = n + (int)threadIdx.y; ly < LY - n; ly += kTileBY)
+        for (int lx = n + (int)threadIdx.x; lx < LX - n; lx += kTileBX) {
+            int x = o.gx + lx, y = o.gy + ly;
+            if (x >= ext0 || y >= ext1) continue;
+            long long p = (long long)y * ext0 + x;
+            x0[p] = copy[0][ly][lx];
+            if (in_box(box0, x, y)) b1[p] = copy[1][ly][lx];
+        }
+}
+
+// Launched with blocks of kTileBX x kTileBY threads.
 template <typename T>
 __global__ void shared_blocked_kernel(const T *__restrict__ a, T *__restrict__ b1,
                                       T *__restrict__ x0, sweep_boxes boxes, int n, int ext0,
                                       int ext1, weights<T> w)
 {
     constexpr int LX = shared_tile<T>::x, LY = shared_tile<T>::y;
-    constexpr int BX = (int)kBlockX, BY = (int)kBlockY; // the launch's block
-    static_assert(LX % BX == 0 && LY % BY == 0, "a tile is whole blocks of threads");
+    static_assert(LX % kTileBX == 0 && LY % kTileBY == 0, "a tile is whole blocks of threads");
     __shared__ T copy[2][LY][LX];
     const int own_x = LX - 2 * n, own_y = LY - 2 * n;
     const int tiles_x = (ext0 + own_x - 1) / own_x;
     const int tiles = tiles_x * ((ext1 + own_y - 1) / own_y);
-    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     for (int k = (int)blockIdx.x; k < tiles; k += (int)gridDim.x) {
-        const int gx = k % tiles_x * own_x - n, gy = k / tiles_x * own_y - n; // copy[.][0][0]
-        // a fixed count of loads per thread, so that all of them are in flight at once
-        SB_UNROLL
-        for (int j = 0; j < LY / BY; j++)
-            SB_UNROLL
-        for (int i = 0; i < LX / BX; i++) {
-            int lx = tx + i * BX, ly = ty + j * BY, x = gx + lx, y = gy + ly;
-            if (x < 0 || x >= ext0 || y < 0 || y >= ext1) continue;
-            long long p = (long long)y * ext0 + x;
-            copy[0][ly][lx] = a[p];
-            if (!in_box(boxes.box[0], x, y)) copy[1][ly][lx] = b1[p];
-        }
+        const tile_origin o = {k % tiles_x * own_x - n, k / tiles_x * own_y - n};
+        load_tile(copy, a, b1, boxes.box[0], o, ext0, ext1);
         __syncthreads();
         for (int t = 0; t < n; t++) {
-            const sbox &r = boxes.box[t];
-            const int xlo = imax(t + 1, r.lo[0] - gx), xhi = imin(LX - t - 1, r.hi[0] - gx);
-            const int ylo = imax(t + 1, r.lo[1] - gy), yhi = imin(LY - t - 1, r.hi[1] - gy);
-            const T(*src)[LX] = copy[t & 1];
-            T(*dst)[LX] = copy[(t + 1) & 1];
-            // each thread a column strip of rows [y0, y1), the rows above and
-            // below each point kept in registers: 3 reads of shared memory a point
-            const int chunk = (yhi - ylo + BY - 1) / BY, y0 = ylo + ty * chunk;
-            const int y1 = imin(y0 + chunk, yhi);
-            for (int lx = xlo + tx; y0 < y1 && lx < xhi; lx += BX) {
-                T up = src[y0 - 1][lx], mid = src[y0][lx];
-                for (int ly = y0; ly < y1; ly++) {
-                    T down = src[ly + 1][lx];
-                    dst[ly][lx] = point(T(0), up, src[ly][lx - 1], mid, src[ly][lx + 1], down, T(0),
-                                        w, false);
-                    up = mid;
-                    mid = down;
-                }
-            }
+            sweep_tile(copy, t, boxes.box[t], o, w);
             __syncthreads();
         }
-        for (int ly = n + ty; ly < LY - n; ly += BY)
-            for (int lx = n + tx; lx < LX - n; lx += BX) {
-                int x = gx + lx, y = gy + ly;
-                if (x >= ext0 || y >= ext1) continue;
-                long long i = (long long)y * ext0 + x;
-                x0[i] = copy[0][ly][lx];
-                if (in_box(boxes.box[0], x, y)) b1[i] = copy[1][ly][lx];
-            }
+        store_tile(copy, b1, x0, boxes.box[0], o, n, ext0, ext1);
         __syncthreads(); // before the next tile's loads overwrite the copies
     }
 }
@@ -654,12 +698,17 @@ bool box_within(const sbox &inner, const sbox &outer)
     return true;
 }
 
-// Whether a batch runs in shared memory: 2D, not more sweeps than the tile
-// allows, nested boxes, and not stencil.cuda_blocking=l2.
+// Whether the third field exists: 2D temporal blocking, not stencil.cuda_blocking=l2.
+bool shared_possible(const stencil_layout *l)
+{
+    return l->dim == 2 && l->temporal && l->cuda_blocking != CUDA_BLOCKING_L2;
+}
+
+// Whether a batch runs in shared memory: shared_possible, not more sweeps
+// than the tile allows, and nested boxes.
 bool shared_applies(const stencil_layout *l, int n, const sbox *box)
 {
-    if (l->dim != 2 || l->cuda_blocking == CUDA_BLOCKING_L2 ||
-        n > cuda_shared_sweeps(l->real_bytes))
+    if (!shared_possible(l) || n > cuda_shared_sweeps(l->real_bytes) || n > kMaxSharedSweeps)
         return false;
     for (int t = 1; t < n; t++)
         if (!box_within(box[t], box[t - 1])) return false;
@@ -673,9 +722,9 @@ void launch_shared_typed(const stencil_layout *l, const sweep_boxes &boxes, int 
     int own_x = shared_tile<T>::x - 2 * n, own_y = shared_tile<T>::y - 2 * n;
     unsigned tiles =
         (unsigned)(((l->ext[0] + own_x - 1) / own_x) * ((l->ext[1] + own_y - 1) / own_y));
-    dim3 block(kBlockX, kBlockY, 1);
-    SB_LAUNCH_SYNC(shared_blocked_kernel<T>, dim3(std::min(tiles, kMaxGridYZ)), block, stream,
-                   (const T *)a, (T *)b1, (T *)x0, boxes, n, l->ext[0], l->ext[1],
+    dim3 block(kTileBX, kTileBY, 1);
+    SB_LAUNCH_SYNC(shared_blocked_kernel<T>, dim3(std::min(tiles, SB_MAX_STRIDE_BLOCKS)), block,
+                   stream, (const T *)a, (T *)b1, (T *)x0, boxes, n, l->ext[0], l->ext[1],
                    make_weights<T>(l));
 }
 
@@ -683,13 +732,6 @@ int sweeps_shared(stencil_backend *b, int n, const sbox *box, double *seconds)
 {
     cuda_state *s = state(b);
     const stencil_layout *l = &b->layout;
-    if (!s->spare) {
-        cudaError_t rc = cudaMalloc(&s->spare, field_bytes(b));
-        if (rc != cudaSuccess)
-            return cuda_error("cudaMalloc of the third field of shared-memory temporal blocking "
-                              "(stencil.cuda_blocking=l2 needs none)",
-                              rc, __FILE__, __LINE__);
-    }
     sweep_boxes boxes;
     for (int t = 0; t < n; t++)
         boxes.box[t] = box[t];
@@ -702,7 +744,15 @@ int sweeps_shared(stencil_backend *b, int n, const sbox *box, double *seconds)
     CHECK_CUDA(cudaEventRecord(s->t1[S_MAIN], s->main));
     std::swap(s->in, s->spare); // field 0 is now the third field
     if (n % 2) cuda_swap(b);    // as n sweeps and swaps leave the fields
+    s->shared_batches++;
     return timed_wait(s, S_MAIN, seconds);
+}
+
+const char *cuda_blocked_where(stencil_backend *b)
+{
+    const cuda_state *s = state(b);
+    if (s->shared_batches && s->l2_batches) return "shared+l2";
+    return s->shared_batches ? "shared" : s->l2_batches ? "l2" : nullptr;
 }
 
 int cuda_sweeps_blocked(stencil_backend *b, int n, const sbox *box, int tile, double *seconds)
@@ -710,6 +760,7 @@ int cuda_sweeps_blocked(stencil_backend *b, int n, const sbox *box, int tile, do
     cuda_state *s = state(b);
     const stencil_layout *l = &b->layout;
     if (shared_applies(l, n, box)) return sweeps_shared(b, n, box, seconds);
+    s->l2_batches++;
     const int wa = l->dim - 1;
     int first = INT_MAX, last = INT_MIN; // the planes the tiles must cover
     for (int t = 0; t < n; t++) {
@@ -752,6 +803,7 @@ const stencil_backend_ops cuda_ops = {
     cuda_upload,      cuda_download,   cuda_pack,    cuda_unpack,       cuda_sweep,
     cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,    cuda_cache_bytes,
     cuda_sweeps_blocked, nullptr, /* tiles sized to its own L2 */
+    cuda_blocked_where,
 };
 
 } // namespace

@@ -29,6 +29,15 @@
 #define SB_MAX_GRID_YZ 1u
 #endif
 
+// The most blocks a kernel that strides over its work in x launches: plenty
+// on a GPU; under the emulation 3, so that tests run the stride loop and
+// several blocks, which the emulation runs in a random order.
+#ifdef __CUDACC__
+#define SB_MAX_STRIDE_BLOCKS 65535u
+#else
+#define SB_MAX_STRIDE_BLOCKS 3u
+#endif
+
 // Unroll the loop that follows (its trip count known at compile time).
 #ifdef __CUDACC__
 #define SB_UNROLL _Pragma("unroll")

@@ -65,6 +65,7 @@ struct stencil_point {
     struct field_diff diff; /* against the same backend */
     int cpu_agrees;     /* CUDA runs: 1 bit-identical to the CPU backend, 0 not, -1 not checked */
     const char *stores; /* what the sweeps' stores were: cached, streaming, or device (CUDA) */
+    const char *tiles;  /* where temporal blocking's tiles were (ops->blocked_where), or NULL */
     struct field_diff cpu; /* against the CPU backend */
 };
 
@@ -152,12 +153,12 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
     b->cuda_blocking = !strcmp(cuda_blocking, "shared") ? CUDA_BLOCKING_SHARED
                        : !strcmp(cuda_blocking, "l2")   ? CUDA_BLOCKING_L2
                                                         : CUDA_BLOCKING_AUTO;
-    if (b->cuda_blocking == CUDA_BLOCKING_SHARED && b->dim != 2)
+    b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
+    b->temporal = !strcmp(cfg_text(c, "stencil.blocking"), "temporal");
+    if (b->temporal && b->cuda_blocking == CUDA_BLOCKING_SHARED && b->dim != 2)
         return sb_fail(m, SB_EUSAGE,
                        "stencil.cuda_blocking = shared: tiles in shared memory are 2D only; "
                        "accepted for stencil.dim = 3: auto or l2");
-    b->full_sweeps = !strcmp(cfg_text(c, "stencil.sweep"), "full");
-    b->temporal = !strcmp(cfg_text(c, "stencil.blocking"), "temporal");
     b->tile = (int)cfg_int(c, "stencil.tile");
     b->inject_fault = (long)cfg_int(c, "stencil.inject_fault");
     p->verify = cfg_bool(c, "stencil.verify");
@@ -400,6 +401,7 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     if (rc == SB_OK) rc = MPI_Barrier(comm) == MPI_SUCCESS ? SB_OK : SB_ERUNTIME;
     if (rc == SB_OK) rc = iterate_with_checkpoints(p, &r, done, prm.iterations, m);
     if (rc == SB_OK) rc = spread(&r, pt);
+    pt->tiles = rc == SB_OK && p->ops->blocked_where ? p->ops->blocked_where(&r.backend) : NULL;
     /* The field leaves the backend once, for the hash and the check. */
     void *own = sb_malloc(stencil_own_count(&r) * (size_t)prm.real_bytes + 1, "own points");
     if (rc == SB_OK) rc = stencil_own_points(&r, own);
@@ -497,8 +499,9 @@ static const char *blocking_word(const struct stencil_plan *p)
     return p->base.temporal && p->ops->sweeps_blocked ? "temporal" : "none";
 }
 
-/* Where the CUDA backend's temporal blocking keeps its tiles (NULL: not
- * CUDA or no temporal blocking); gpu/backend_cuda.cu decides alike. */
+/* Where the CUDA backend's temporal blocking means to keep its tiles, for
+ * the header (NULL: not CUDA or no temporal blocking); what each point ran
+ * comes from the backend (blocked_where). */
 static const char *cuda_tiles_word(const struct stencil_plan *p)
 {
     if (strcmp(p->ops->name, "cuda") || strcmp(blocking_word(p), "temporal")) return NULL;
@@ -539,6 +542,7 @@ static cJSON *point_json(const struct stencil_point *pt)
     cJSON_AddStringToObject(o, "field_hash", hash);
     cJSON_AddStringToObject(o, "verified", verdict_word(pt->verified));
     cJSON_AddStringToObject(o, "stores", pt->stores);
+    if (pt->tiles) cJSON_AddStringToObject(o, "cuda_blocking", pt->tiles);
     if (pt->verified >= 0)
         cJSON_AddNumberToObject(o, "differing_points", (double)pt->diff.differing);
     if (pt->cpu_agrees >= 0) {
@@ -563,7 +567,6 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
     if (!strcmp(p->ops->name, "cuda"))
         cJSON_AddNumberToObject(res, "cuda_rows",
                                 sweep_rows(p->base.cuda_rows, p->base.real_bytes));
-    if (cuda_tiles_word(p)) cJSON_AddStringToObject(res, "cuda_blocking", cuda_tiles_word(p));
     cJSON_AddItemToObject(res, "rank_grid", cJSON_CreateIntArray(p->dims, 3));
     cJSON_AddItemToObject(res, "weights",
                           cJSON_CreateDoubleArray(p->base.weights, p->base.dim == 2 ? 5 : 7));

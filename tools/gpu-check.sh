@@ -28,9 +28,9 @@
 #   speed       tools/stencil_bench.py --backend cuda (plain against
 #               blocked sweeps and the device's copy roofline, 512 and 256
 #               sweeps a run) as INFO lines: no target has been set
-#               for a GPU (on one H200 2D shared-memory tiles were 1.32x
-#               and 1.59x the plain sweeps at depths 4 and 8, 3D L2 tiles
-#               0.86-0.88x: docs/results/gpu-h200.md)
+#               for a GPU (on one H200, whole runs: 2D shared-memory
+#               tiles 1.32x and 1.59x the plain sweeps at depths 4 and 8,
+#               3D L2 tiles 0.86-0.88x: docs/results/gpu-h200.md)
 # and OUTDIR/gpu-check.txt, OUTDIR/gpu-check.json (one object per line),
 # each run's own output under OUTDIR/runs/, also when the smoke test fails
 # (its FAIL line then quotes the run's error).  Exit 0 when nothing failed,

@@ -46,6 +46,7 @@ int stencil_setup(struct stencil_run *r, const struct stencil_params *p, MPI_Com
         .stores = p->stores,
         .cuda_rows = p->cuda_rows,
         .cuda_blocking = p->cuda_blocking,
+        .temporal = p->temporal,
     };
     memcpy(l.ext, r->grid.ext, sizeof l.ext);
     l.align_x = r->grid.halo[0];

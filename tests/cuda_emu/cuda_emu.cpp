@@ -22,7 +22,9 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 #include <vector>
 
 thread_local uint3 threadIdx, blockIdx;
@@ -485,13 +487,33 @@ struct fiber_block {
     ucontext_t scheduler;
     std::vector<ucontext_t> context;
     std::vector<fiber_state> state;
-    std::unique_ptr<char[]> stacks;
+    char *stacks = nullptr; // nstacks of (guard page, stack), mapped once
     size_t nstacks = 0;
     const std::function<void()> *thread = nullptr;
     unsigned current = 0;
 };
 
 const size_t kFiberStack = 64 << 10;
+
+size_t page_bytes()
+{
+    static const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return page;
+}
+
+// n stacks, each above a page that faults when touched.
+char *map_stacks(size_t n)
+{
+    size_t slot = page_bytes() + kFiberStack;
+    void *p = mmap(nullptr, n * slot, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("cuda_emu: mmap of the fibers' stacks");
+        abort();
+    }
+    for (size_t i = 0; i < n; i++)
+        mprotect((char *)p + i * slot, page_bytes(), PROT_NONE);
+    return (char *)p;
+}
 thread_local fiber_block *running_block = nullptr;
 
 void fiber_main()
@@ -514,12 +536,17 @@ void __syncthreads(void)
     swapcontext(&fb->context[fb->current], &fb->scheduler);
 }
 
-void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread)
+namespace
+{
+
+void block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread)
 {
     thread_local fiber_block fb; // its stacks kept for the next block
     unsigned n = block.x * block.y * block.z;
+    size_t slot = page_bytes() + kFiberStack;
     if (fb.nstacks < n) {
-        fb.stacks.reset(new char[n * kFiberStack]);
+        if (fb.stacks) munmap(fb.stacks, fb.nstacks * slot);
+        fb.stacks = map_stacks(n);
         fb.nstacks = n;
     }
     fb.context.resize(n);
@@ -527,7 +554,7 @@ void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::functi
     fb.thread = &thread;
     for (unsigned i = 0; i < n; i++) {
         getcontext(&fb.context[i]);
-        fb.context[i].uc_stack.ss_sp = fb.stacks.get() + i * kFiberStack;
+        fb.context[i].uc_stack.ss_sp = fb.stacks + i * slot + page_bytes();
         fb.context[i].uc_stack.ss_size = kFiberStack;
         fb.context[i].uc_link = &fb.scheduler;
         makecontext(&fb.context[i], fiber_main, 0);
@@ -558,4 +585,18 @@ void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::functi
         if (!the().eager) std::shuffle(order.begin(), order.end(), the().rng);
     }
     running_block = nullptr;
+}
+
+} // namespace
+
+void cuda_emu_grid_fibers(dim3 grid, dim3 block, const std::function<void()> &thread)
+{
+    std::vector<uint3> blocks;
+    for (unsigned bz = 0; bz < grid.z; bz++)
+        for (unsigned by = 0; by < grid.y; by++)
+            for (unsigned bx = 0; bx < grid.x; bx++)
+                blocks.push_back(uint3{bx, by, bz});
+    if (!the().eager) std::shuffle(blocks.begin(), blocks.end(), the().rng);
+    for (const uint3 &index : blocks)
+        block_fibers(grid, block, index, thread);
 }

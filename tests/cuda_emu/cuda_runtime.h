@@ -12,8 +12,11 @@
 // that use __shared__ memory and __syncthreads are launched through
 // cuda_emu_kernel_sync (SB_LAUNCH_SYNC): each block's threads then run as
 // fibers that every __syncthreads switches between, all of a block reaching
-// the barrier before any goes on; the adversarial policy runs them in a new
-// random order after each barrier, so a missing barrier gives wrong data.
+// the barrier before any goes on; the adversarial policy runs the blocks in
+// a random order and a block's threads in a new random order after each
+// barrier, so a missing barrier gives wrong data.  Each fiber's stack (64 KiB)
+// has a guard page below it: an overflow faults instead of corrupting the
+// next one.
 //
 // SHIFTBOX_CUDA_EMU picks how stream work runs:
 //   eager        every call runs its work at once, in issue order;
@@ -154,22 +157,18 @@ void cuda_emu_kernel(dim3 grid, dim3 block, cudaStream_t stream, void (*kernel)(
     });
 }
 
-// Runs `thread` once for each thread of block `index` as fibers (see above).
-void cuda_emu_block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread);
+// Runs `thread` once for each thread of the grid: one block at a time (in a
+// random order under the adversarial policy), its threads as fibers.
+void cuda_emu_grid_fibers(dim3 grid, dim3 block, const std::function<void()> &thread);
 
-// kernel<<<...>>> of a kernel that uses __syncthreads: one block at a time,
-// its threads as fibers.
+// kernel<<<...>>> of a kernel that uses __syncthreads.
 template <typename... P, typename... A>
 void cuda_emu_kernel_sync(dim3 grid, dim3 block, cudaStream_t stream, void (*kernel)(P...),
                           A &&...args)
 {
     std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
     cuda_emu_launch(grid, block, stream, [=] {
-        for (unsigned bz = 0; bz < grid.z; bz++)
-            for (unsigned by = 0; by < grid.y; by++)
-                for (unsigned bx = 0; bx < grid.x; bx++)
-                    cuda_emu_block_fibers(grid, block, uint3{bx, by, bz},
-                                          [&] { std::apply(kernel, params); });
+        cuda_emu_grid_fibers(grid, block, [&] { std::apply(kernel, params); });
     });
 }
 
