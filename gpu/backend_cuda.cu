@@ -532,8 +532,8 @@ void cuda_swap(stencil_backend *b)
 // (docs/results/gpu-h200.md) -- the plain kernel is already near the
 // device's copy bandwidth and each tile is a chain of small launches.
 // Hence, in 2D, the tiles in shared memory below (1.32-1.67x the plain
-// sweeps at depths 4-12 on the same GPU); this schedule takes 3D and the
-// batches too long for them.
+// sweeps at depths 4-12 in float on the same GPU); this schedule takes 3D
+// and the batches too long for them.
 
 // Tile planes for tile = 0: (tile + n + 1) planes of both fields in half
 // the L2 cache, but at least 2^20 points per launch, so that the launches

@@ -514,6 +514,7 @@ char *map_stacks(size_t n)
         mprotect((char *)p + i * slot, page_bytes(), PROT_NONE);
     return (char *)p;
 }
+
 thread_local fiber_block *running_block = nullptr;
 
 void fiber_main()
@@ -522,22 +523,6 @@ void fiber_main()
     (*fb->thread)();
     fb->state[fb->current] = DONE; // returns to uc_link, the scheduler
 }
-
-} // namespace
-
-void __syncthreads(void)
-{
-    fiber_block *fb = running_block;
-    if (!fb) {
-        fprintf(stderr, "cuda_emu: __syncthreads in a kernel not launched with SB_LAUNCH_SYNC\n");
-        abort();
-    }
-    fb->state[fb->current] = AT_BARRIER;
-    swapcontext(&fb->context[fb->current], &fb->scheduler);
-}
-
-namespace
-{
 
 void block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()> &thread)
 {
@@ -588,6 +573,17 @@ void block_fibers(dim3 grid, dim3 block, uint3 index, const std::function<void()
 }
 
 } // namespace
+
+void __syncthreads(void)
+{
+    fiber_block *fb = running_block;
+    if (!fb) {
+        fprintf(stderr, "cuda_emu: __syncthreads in a kernel not launched with SB_LAUNCH_SYNC\n");
+        abort();
+    }
+    fb->state[fb->current] = AT_BARRIER;
+    swapcontext(&fb->context[fb->current], &fb->scheduler);
+}
 
 void cuda_emu_grid_fibers(dim3 grid, dim3 block, const std::function<void()> &thread)
 {
