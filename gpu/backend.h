@@ -66,6 +66,13 @@ struct stencil_layout {
  * kernel per tile and sweep; auto: shared where it applies, else L2. */
 enum { CUDA_BLOCKING_AUTO, CUDA_BLOCKING_SHARED, CUDA_BLOCKING_L2 };
 
+/* Whether 2D temporal blocking on CUDA may keep its tiles in shared memory
+ * (the backend then allocates a third field; the batch's length decides). */
+static inline bool cuda_blocking_shared(int dim, int cuda_blocking)
+{
+    return dim == 2 && cuda_blocking != CUDA_BLOCKING_L2;
+}
+
 /* The most sweeps one batch of shared-memory tiles takes: a quarter of the
  * tile's shorter side (96 x 64 points in float, 64 x 48 in double), so
  * that at least half of each side is the tile's own. */

@@ -599,6 +599,22 @@ __device__ __host__ inline bool in_box(const sbox &b, int x, int y)
     return x >= b.lo[0] && x < b.hi[0] && y >= b.lo[1] && y < b.hi[1];
 }
 
+// How a field of ext0 x ext1 points splits into tiles for n sweeps: each
+// tile owns its inner own_x x own_y points, tiles_x of them a row.
+struct tile_grid {
+    int own_x, own_y, tiles_x, tiles;
+};
+
+template <typename T> __device__ __host__ inline tile_grid tiles_for(int n, int ext0, int ext1)
+{
+    tile_grid g;
+    g.own_x = shared_tile<T>::x - 2 * n;
+    g.own_y = shared_tile<T>::y - 2 * n;
+    g.tiles_x = (ext0 + g.own_x - 1) / g.own_x;
+    g.tiles = g.tiles_x * ((ext1 + g.own_y - 1) / g.own_y);
+    return g;
+}
+
 // One tile's place: field point (gx, gy) is copy[.][0][0].
 struct tile_origin {
     int gx, gy;
@@ -674,11 +690,9 @@ __global__ void shared_blocked_kernel(const T *__restrict__ a, T *__restrict__ b
     constexpr int LX = shared_tile<T>::x, LY = shared_tile<T>::y;
     static_assert(LX % kTileBX == 0 && LY % kTileBY == 0, "a tile is whole blocks of threads");
     __shared__ T copy[2][LY][LX];
-    const int own_x = LX - 2 * n, own_y = LY - 2 * n;
-    const int tiles_x = (ext0 + own_x - 1) / own_x;
-    const int tiles = tiles_x * ((ext1 + own_y - 1) / own_y);
-    for (int k = (int)blockIdx.x; k < tiles; k += (int)gridDim.x) {
-        const tile_origin o = {k % tiles_x * own_x - n, k / tiles_x * own_y - n};
+    const tile_grid g = tiles_for<T>(n, ext0, ext1);
+    for (int k = (int)blockIdx.x; k < g.tiles; k += (int)gridDim.x) {
+        const tile_origin o = {k % g.tiles_x * g.own_x - n, k / g.tiles_x * g.own_y - n};
         load_tile(copy, a, b1, boxes.box[0], o, ext0, ext1);
         __syncthreads();
         for (int t = 0; t < n; t++) {
@@ -701,7 +715,7 @@ bool box_within(const sbox &inner, const sbox &outer)
 // Whether the third field exists: 2D temporal blocking, not stencil.cuda_blocking=l2.
 bool shared_possible(const stencil_layout *l)
 {
-    return l->dim == 2 && l->temporal && l->cuda_blocking != CUDA_BLOCKING_L2;
+    return l->temporal && cuda_blocking_shared(l->dim, l->cuda_blocking);
 }
 
 // Whether a batch runs in shared memory: shared_possible, not more sweeps
@@ -719,9 +733,7 @@ template <typename T>
 void launch_shared_typed(const stencil_layout *l, const sweep_boxes &boxes, int n, const void *a,
                          void *b1, void *x0, cudaStream_t stream)
 {
-    int own_x = shared_tile<T>::x - 2 * n, own_y = shared_tile<T>::y - 2 * n;
-    unsigned tiles =
-        (unsigned)(((l->ext[0] + own_x - 1) / own_x) * ((l->ext[1] + own_y - 1) / own_y));
+    unsigned tiles = (unsigned)tiles_for<T>(n, l->ext[0], l->ext[1]).tiles;
     dim3 block(kTileBX, kTileBY, 1);
     SB_LAUNCH_SYNC(shared_blocked_kernel<T>, dim3(std::min(tiles, SB_MAX_STRIDE_BLOCKS)), block,
                    stream, (const T *)a, (T *)b1, (T *)x0, boxes, n, l->ext[0], l->ext[1],

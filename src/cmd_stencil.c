@@ -505,7 +505,7 @@ static const char *blocking_word(const struct stencil_plan *p)
 static const char *cuda_tiles_word(const struct stencil_plan *p)
 {
     if (strcmp(p->ops->name, "cuda") || strcmp(blocking_word(p), "temporal")) return NULL;
-    return p->base.dim == 2 && p->base.cuda_blocking != CUDA_BLOCKING_L2 ? "shared" : "l2";
+    return cuda_blocking_shared(p->base.dim, p->base.cuda_blocking) ? "shared" : "l2";
 }
 
 static void csv_row(FILE *f, const struct stencil_plan *p, int nranks,
