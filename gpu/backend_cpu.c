@@ -485,4 +485,5 @@ const struct stencil_backend_ops stencil_backend_cpu = {
     .cache_bytes = cpu_cache_bytes,
     .sweeps_blocked = cpu_sweeps_blocked,
     .tile_cache_bytes = cpu_tile_cache_bytes,
+    .tile_candidates = cpu_tile_candidates,
 };

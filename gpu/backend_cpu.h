@@ -48,6 +48,12 @@ void cpu_simd_fence(void);
  * known; read once. */
 size_t cpu_tile_cache_bytes(void);
 
+/* The tiles worth timing for batches of n sweeps (stencil.tile = 0, tuned
+ * by src/stencil/tune.c), ascending: sized to half the L2, the L2, twice
+ * ... up to the cache above, stopping at the first that spans the box;
+ * at most max; returns how many. */
+int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int max);
+
 void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
                          const struct sbox *box, int tile);
 

@@ -35,10 +35,15 @@
  * tests/test_stencil_temporal.c checks that it is.
  *
  * The working set of one tile is about n + 2 planes of it in each field (n:
- * the sweeps of this batch), so the tile is sized to keep 2 (n + 2) tile
- * planes in half the cache a rank may count on: its L2 and its share of
- * the last level (src/cpu_cache.h).  The L2 alone is too little: a tile
- * also reads the n + 1 lines below it that the tile before wrote, so thin
+ * the sweeps of this batch), so a tile is sized to keep 2 (n + 2) tile
+ * planes in half of some cache: tile = 0 here takes the cache a rank may
+ * count on, its L2 and its share of the last level (src/cpu_cache.h); the
+ * driver times cpu_tile_candidates' tiles, sized to half the L2 and up to
+ * that, and passes the fastest (src/stencil/tune.c), since the last level
+ * sysfs reports may be the host's (260 MiB on a 2-core Xeon VM, where tiles
+ * that fill it made 3D slower than plain sweeps).  The L2 alone can be too
+ * little: a tile also reads the n + 1 lines below it that the tile before
+ * wrote, so thin
  * tiles move much of the field twice (3D 512^3, depth 8, on an EPYC with
  * 512 KiB of L2 and 16 MiB of L3 per core: the L2's 8 lines made 0.92-1.14
  * GCells/s, 24-192 lines 1.32-1.70; docs/results/stencil-temporal-tile-ab.txt).
@@ -74,14 +79,35 @@ size_t cpu_tile_cache_bytes(void)
     return (size_t)per_rank;
 }
 
-/* The tile for tile = 0: 2 (n + 2) tile planes in half a rank's cache. */
-static int auto_tile(const struct stencil_layout *l, int n)
+/* The tile whose 2 (n + 2) tile planes fill half of `cache` bytes. */
+static int tile_for_cache(const struct stencil_layout *l, int n, double cache)
 {
-    double cache = (double)cpu_tile_cache_bytes();
     /* one tile line: a whole x line in 3D, one point in 2D */
     double line = (double)l->real_bytes * (l->dim == 3 ? (double)layout_pitch(l) : 1.0);
     double tile = cache / 2 / (2.0 * (n + 2) * line);
     return tile < 8 ? 8 : tile > INT_MAX / 4 ? INT_MAX / 4 : (int)tile;
+}
+
+/* The tile for tile = 0 without tuning: sized to the whole per-rank cache. */
+static int auto_tile(const struct stencil_layout *l, int n)
+{
+    return tile_for_cache(l, n, (double)cpu_tile_cache_bytes());
+}
+
+int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int max)
+{
+    struct cpu_caches caches;
+    cpu_caches_read(&caches);
+    const double all = (double)cpu_tile_cache_bytes();
+    const int extent = l->ext[l->dim - 2]; /* a tile this wide is the whole box */
+    double cache = caches.l2 > 0 ? caches.l2 / 2.0 : all;
+    int count = 0;
+    for (; count < max; cache *= 2) {
+        const int tile = tile_for_cache(l, n, cache < all ? cache : all);
+        if (count == 0 || tile > tiles[count - 1]) tiles[count++] = tile;
+        if (cache >= all || tile >= extent) break;
+    }
+    return count;
 }
 
 /* Sweep t's part of one tile on plane w: lines (3D) or one line piece (2D). */

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "stencil/check.h"
 #include "stencil/state.h"
+#include "stencil/tune.h"
 
 #include "../gpu/device.h"
 
@@ -66,7 +67,8 @@ struct stencil_point {
     int cpu_agrees;     /* CUDA runs: 1 bit-identical to the CPU backend, 0 not, -1 not checked */
     const char *stores; /* what the sweeps' stores were: cached, streaming, or device (CUDA) */
     const char *tiles;  /* where temporal blocking's tiles were (ops->blocked_where), or NULL */
-    struct field_diff cpu; /* against the CPU backend */
+    struct tile_tuning tuning; /* stencil.tile = 0: the tiles timed and the one kept */
+    struct field_diff cpu;     /* against the CPU backend */
 };
 
 /* ---- the plan ------------------------------------------------------------ */
@@ -379,6 +381,7 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     pt->stores = p->ops != &stencil_backend_cpu                ? "device"
                  : r.backend.layout.stores == STORES_STREAMING ? "streaming"
                                                                : "cached";
+    if (rc == SB_OK) rc = stencil_tune_tile(&r, &pt->tuning);
     if (rc == SB_OK && p->warmup > 0) {
         r.p.inject_fault = -1;
         rc = stencil_fill(&r);
@@ -543,6 +546,19 @@ static cJSON *point_json(const struct stencil_point *pt)
     cJSON_AddStringToObject(o, "verified", verdict_word(pt->verified));
     cJSON_AddStringToObject(o, "stores", pt->stores);
     if (pt->tiles) cJSON_AddStringToObject(o, "cuda_blocking", pt->tiles);
+    const struct tile_tuning *tt = &pt->tuning;
+    if (tt->count > 0) {
+        cJSON *tun = cJSON_AddObjectToObject(o, "tile_tuning");
+        cJSON_AddNumberToObject(tun, "sweeps", tt->sweeps);
+        cJSON_AddNumberToObject(tun, "chosen", tt->tile[tt->chosen]);
+        cJSON *timed = cJSON_AddArrayToObject(tun, "timed");
+        for (int i = 0; i < tt->count; i++) {
+            cJSON *one = cJSON_CreateObject();
+            cJSON_AddNumberToObject(one, "tile", tt->tile[i]);
+            cJSON_AddNumberToObject(one, "seconds", tt->seconds[i]);
+            cJSON_AddItemToArray(timed, one);
+        }
+    }
     if (pt->verified >= 0)
         cJSON_AddNumberToObject(o, "differing_points", (double)pt->diff.differing);
     if (pt->cpu_agrees >= 0) {
@@ -592,7 +608,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
     return report_text_commit(&csv, ctx->out_dir, "stencil.csv");
 }
 
-static void print_point(const struct stencil_point *pt)
+static void print_point(const struct stencil_plan *p, const struct stencil_point *pt)
 {
     double ms[NSEGMENTS];
     for (int i = 0; i < NSEGMENTS; i++)
@@ -612,6 +628,15 @@ static void print_point(const struct stencil_point *pt)
                  "difference %.3g (%s)",
                  pt->cpu.differing, pt->cpu.points, pt->cpu.max_rel,
                  pt->cpu_agrees ? "identical" : "DIFFERENT");
+    const struct tile_tuning *tt = &pt->tuning;
+    if (tt->count > 0) {
+        char list[512] = "";
+        for (int i = 0, at = 0; i < tt->count && at < (int)sizeof list; i++)
+            at += snprintf(list + at, sizeof list - (size_t)at, "%s%d: %.3g", i ? ", " : "",
+                           tt->tile[i], 1e3 * tt->seconds[i]);
+        log_info("     tile: %d %s, the fastest of %s ms (an exchange and %d sweeps each)",
+                 tt->tile[tt->chosen], tile_unit(p), list, tt->sweeps);
+    }
 }
 
 static void print_header(const struct stencil_plan *p, int nranks)
@@ -624,10 +649,13 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
-    char tiles[128] = "sized to the L2 cache";
+    char tiles[160] = "sized to the L2 cache";
     if (p->ops->tile_cache_bytes && !strcmp(blocking_word(p), "temporal"))
         snprintf(tiles, sizeof tiles,
-                 "sized to %.1f MiB of cache (the rank's L2 and share of the last level)",
+                 "%s %.1f MiB of cache (the rank's L2 and share of the last level)",
+                 p->ops->tile_candidates ? "tuned per point: the fastest of tiles sized to half "
+                                           "the L2 .. up to"
+                                         : "sized to",
                  (double)p->ops->tile_cache_bytes() / (1 << 20));
     if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
     const char *cuda_tiles = cuda_tiles_word(p);
@@ -699,7 +727,7 @@ static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_p
         rc = run_point(p, ctx->world, &pts[i], &ref, m);
         log_progress_done();
         if (rc != SB_OK) break;
-        print_point(&pts[i]);
+        print_point(p, &pts[i]);
         *verified = *verified && pts[i].verified != 0 && pts[i].cpu_agrees != 0;
         /* Every point computes the same field: depth, exchange and overlap
          * change only how, so the hashes must agree even without verify. */

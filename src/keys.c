@@ -275,11 +275,12 @@ const struct key_spec config_keys[] = {
      "stencil.cuda_blocking, gpu/backend_cuda.cu; bit-identical)"},
     {"stencil", "tile", KEY_INT, "0", 0, 1 << 24, NO_REAL, NULL,
      "stencil.blocking = temporal: the tile's width (CPU: 3D y lines, 2D x points; CUDA with "
-     "tiles in the L2: 3D z planes, 2D y rows; shared-memory tiles have a fixed size); 0: sized "
-     "to the cache (CPU: n + 2 planes of a tile in both fields "
-     "fill half of the L2 and the rank's share of the last level, from sysfs; CUDA: tile + n + 1 "
-     "planes of both fields fill half the L2; n: the "
-     "sweeps done together, d, or d - 1 with overlap)"},
+     "tiles in the L2: 3D z planes, 2D y rows; shared-memory tiles have a fixed size); 0: auto "
+     "(CPU: tuned before each point, the fastest of tiles whose n + 2 planes in both fields fill "
+     "half of half the L2, the L2, twice that ... up to the L2 and the rank's share of the last "
+     "level from sysfs, each timed on one exchange and batch, src/stencil/tune.c; CUDA: tile + "
+     "n + 1 planes of both fields fill half the L2; n: the sweeps done together, d, or d - 1 with "
+     "overlap)"},
     {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,
      "1: compute the interior while the halo travels, then the outer frame (seed 004 "
      "Listing 10); 0,1 runs both"},

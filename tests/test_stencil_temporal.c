@@ -118,11 +118,32 @@ static void test_unskewed_tiles_caught(void **state)
     b.ops->destroy(&b);
 }
 
+/* stencil.tile = 0's candidates (src/stencil/tune.c times them): distinct
+ * and ascending, at most max, the last the tile of the whole cache where
+ * the box is wider than that, one where the first already spans the box. */
+static void test_tile_candidates(void **state)
+{
+    (void)state;
+    struct stencil_layout l = {.dim = 3, .real_bytes = 4, .ext = {34, 1 << 28, 10}};
+    int tiles[16];
+    int n = cpu_tile_candidates(&l, 8, tiles, 16);
+    assert_in_range(n, 1, 16);
+    for (int i = 1; i < n; i++)
+        assert_true(tiles[i] > tiles[i - 1]);
+    double whole = (double)cpu_tile_cache_bytes() / 2 / (2.0 * (8 + 2) * 34 * 4);
+    assert_int_equal(tiles[n - 1], whole < 8 ? 8 : (int)whole);
+    assert_true(cpu_tile_candidates(&l, 8, tiles, 2) <= 2);
+    l.ext[1] = 8; /* no tile is narrower than 8 lines: the first spans the box */
+    assert_int_equal(cpu_tile_candidates(&l, 8, tiles, 16), 1);
+    assert_true(tiles[0] >= 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_plain_sweeps),
         cmocka_unit_test(test_unskewed_tiles_caught),
+        cmocka_unit_test(test_tile_candidates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
