@@ -68,6 +68,7 @@ struct stencil_point {
     const char *stores; /* what the sweeps' stores were: cached, streaming, or device (CUDA) */
     const char *tiles;  /* where temporal blocking's tiles were (ops->blocked_where), or NULL */
     struct tile_tuning tuning; /* stencil.tile = 0: the tiles timed and the one kept */
+    int tile;                  /* temporal blocking: the tile it ran with (0: the backend's) */
     struct field_diff cpu;     /* against the CPU backend */
 };
 
@@ -405,6 +406,7 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     if (rc == SB_OK) rc = iterate_with_checkpoints(p, &r, done, prm.iterations, m);
     if (rc == SB_OK) rc = spread(&r, pt);
     pt->tiles = rc == SB_OK && p->ops->blocked_where ? p->ops->blocked_where(&r.backend) : NULL;
+    pt->tile = r.p.tile;
     /* The field leaves the backend once, for the hash and the check. */
     void *own = sb_malloc(stencil_own_count(&r) * (size_t)prm.real_bytes + 1, "own points");
     if (rc == SB_OK) rc = stencil_own_points(&r, own);
@@ -525,7 +527,7 @@ static void csv_row(FILE *f, const struct stencil_plan *p, int nranks,
             pt->bytes_per_iteration, verdict_word(pt->verified), blocking_word(p), pt->stores);
 }
 
-static cJSON *point_json(const struct stencil_point *pt)
+static cJSON *point_json(const struct stencil_plan *p, const struct stencil_point *pt)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "depth", pt->depth);
@@ -546,9 +548,11 @@ static cJSON *point_json(const struct stencil_point *pt)
     cJSON_AddStringToObject(o, "verified", verdict_word(pt->verified));
     cJSON_AddStringToObject(o, "stores", pt->stores);
     if (pt->tiles) cJSON_AddStringToObject(o, "cuda_blocking", pt->tiles);
+    if (!strcmp(blocking_word(p), "temporal")) cJSON_AddNumberToObject(o, "tile", pt->tile);
     const struct tile_tuning *tt = &pt->tuning;
     if (tt->count > 0) {
         cJSON *tun = cJSON_AddObjectToObject(o, "tile_tuning");
+        cJSON_AddNumberToObject(tun, "batch", tt->batch);
         cJSON_AddNumberToObject(tun, "sweeps", tt->sweeps);
         cJSON_AddNumberToObject(tun, "chosen", tt->tile[tt->chosen]);
         cJSON *timed = cJSON_AddArrayToObject(tun, "timed");
@@ -596,7 +600,7 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
     }
     cJSON *list = cJSON_AddArrayToObject(res, "points");
     for (int i = 0; i < npts; i++)
-        cJSON_AddItemToArray(list, point_json(&pts[i]));
+        cJSON_AddItemToArray(list, point_json(p, &pts[i]));
     cJSON_AddStringToObject(res, "verified",
                             p->verify ? (verified ? "true" : "false") : "unchecked");
     CHECK(report_finish_json(ctx->out_dir, "summary.json", root));
@@ -634,8 +638,9 @@ static void print_point(const struct stencil_plan *p, const struct stencil_point
         for (int i = 0, at = 0; i < tt->count && at < (int)sizeof list; i++)
             at += snprintf(list + at, sizeof list - (size_t)at, "%s%d: %.3g", i ? ", " : "",
                            tt->tile[i], 1e3 * tt->seconds[i]);
-        log_info("     tile: %d %s, the fastest of %s ms (an exchange and %d sweeps each)",
-                 tt->tile[tt->chosen], tile_unit(p), list, tt->sweeps);
+        log_info("     tile: %d %s, the fastest of %s ms (each an exchange and %d sweeps, %d "
+                 "in tiles)",
+                 tt->tile[tt->chosen], tile_unit(p), list, tt->batch, tt->sweeps);
     }
 }
 
@@ -649,13 +654,14 @@ static void print_header(const struct stencil_plan *p, int nranks)
              b->dim == 3 ? " x " : "", b->dim == 3 ? p->dims[2] : 0, p->ops->name,
              b->real_bytes == 4 ? "float" : "double", b->iterations);
     const char *regions = b->full_sweeps ? "full" : "shrinking";
-    char tiles[160] = "sized to the L2 cache";
+    char tiles[256] = "sized to the L2 cache";
     if (p->ops->tile_cache_bytes && !strcmp(blocking_word(p), "temporal"))
         snprintf(tiles, sizeof tiles,
-                 "%s %.1f MiB of cache (the rank's L2 and share of the last level)",
-                 p->ops->tile_candidates ? "tuned per point: the fastest of tiles sized to half "
-                                           "the L2 .. up to"
-                                         : "sized to",
+                 "%s%.1f MiB of cache (the rank's L2 and share of the last level)",
+                 p->ops->tile_candidates ? "tuned before each point where more than one fits "
+                                           "the box, the fastest of tiles sized to half the "
+                                           "L2 .. "
+                                         : "sized to ",
                  (double)p->ops->tile_cache_bytes() / (1 << 20));
     if (b->tile > 0) snprintf(tiles, sizeof tiles, "of %d %s", b->tile, tile_unit(p));
     const char *cuda_tiles = cuda_tiles_word(p);

@@ -278,7 +278,8 @@ const struct key_spec config_keys[] = {
      "tiles in the L2: 3D z planes, 2D y rows; shared-memory tiles have a fixed size); 0: auto "
      "(CPU: tuned before each point, the fastest of tiles whose n + 2 planes in both fields fill "
      "half of half the L2, the L2, twice that ... up to the L2 and the rank's share of the last "
-     "level from sysfs, each timed on one exchange and batch, src/stencil/tune.c; CUDA: tile + "
+     "level from sysfs, each timed on one exchange and batch of the run's shape, "
+     "src/stencil/tune.c; where one tile spans the box, that one untimed; CUDA: tile + "
      "n + 1 planes of both fields fill half the L2; n: the sweeps done together, d, or d - 1 with "
      "overlap)"},
     {"stencil", "overlap", KEY_INT_LIST, "0", 0, 1, NO_REAL, NULL,

@@ -28,6 +28,14 @@ skip() {
     echo "SKIP - $1 ($2)"
 }
 
+# l2_known: the CPU's L2 size is known (sysfs or getconf), so that
+# stencil.tile=0 has more than one temporal-blocking tile to time on a field
+# of many lines (src/stencil/tune.c); where it is not, those cases skip.
+l2_known() {
+    grep -qx 2 /sys/devices/system/cpu/cpu0/cache/index*/level 2>/dev/null ||
+        [[ $(getconf LEVEL2_CACHE_SIZE 2>/dev/null || echo 0) -gt 0 ]]
+}
+
 pass() {
     PASSED=$((PASSED + 1))
     echo "ok - $1"

@@ -95,6 +95,15 @@ expect "stencil 3D unchecked" 0 'verified: unchecked' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24,20,18 \
     -s stencil.iterations=4 "${FAST[@]}" --out "$T/stencil-3d"
 valid "... both pass stencil.schema.json" "$T/stencil/summary.json" "$T/stencil-3d/summary.json"
+if l2_known; then
+    expect "stencil 3D temporal blocking, the tile tuned" 0 'tile: [0-9]* y lines, the fastest of' -- \
+        "${MPIRUN[@]}" -np 1 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=16,8192,8 \
+        -s stencil.depth=8 -s stencil.iterations=8 -s stencil.blocking=temporal "${FAST[@]}" \
+        --out "$T/stencil-tuned"
+    valid "... passes (tile, tile_tuning)" "$T/stencil-tuned/summary.json"
+else
+    skip "stencil's tile and tile_tuning" "no L2 size in sysfs or getconf: one tile, nothing to tune"
+fi
 if [[ -x $EMU ]]; then
     expect "stencil on the emulated CUDA backend, verified (the cpu_* keys)" 0 'verified: true' -- \
         env SHIFTBOX_CUDA_EMU=eager "${MPIRUN[@]}" -np 2 "$EMU" stencil -s stencil.backend=cuda \
@@ -188,6 +197,11 @@ rejected stencil-verdict-bool.json "$T/stencil/summary.json" 'd["results"]["veri
     /results/verified "True is not of type 'string'"
 rejected stencil-unchecked-diff.json "$T/stencil-3d/summary.json" 'd["results"]["points"][0]["differing_points"] = 0' \
     /results/points/0/differing_points "'differing_points' must not be present in this case"
+if l2_known; then
+    rejected stencil-tuning-batch.json "$T/stencil-tuned/summary.json" \
+        'del d["results"]["points"][0]["tile_tuning"]["batch"]' \
+        /results/points/0/tile_tuning "'batch' is a required property"
+fi
 rejected smpcost-terms.json "$T/smpcost/summary.json" 'd["smpcost"]["good"]["functions"][0]["coefficients_s"]["g_M"] = 0.0' \
     /smpcost/good/functions/0/coefficients_s "'g_M' is not one of \['L', 'g_h'\]"
 rejected smpcost-pattern.json "$T/smpcost/summary.json" 'd["smpcost"]["patterns"][0]["pattern"] = "copy"' \

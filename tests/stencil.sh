@@ -86,17 +86,19 @@ else
 fi
 halo_fault_caught "temporal blocking" stencil.blocking=temporal
 
-# stencil.tile=0 (the default): the tile is tuned on the run's own batches
-# (src/stencil/tune.c) where the CPU offers more than one (a 3D field whose
-# 2048 y lines a rank outnumber the tile of half an L2 of up to 16 MiB); the
-# tuning's sweeps leave no trace: the same hash as tiles of 2 and as plain
-# sweeps
-tuned() {
-    "${MPIRUN[@]}" -np "$1" "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=16,4096,8 \
+# stencil.tile=0 (the default): the tile is tuned on batches of the run's
+# own shape (src/stencil/tune.c) where the CPU offers more than one (a 3D
+# field of 8192 y lines, more than the tile of half an L2 of up to 40 MiB
+# on 2 ranks); the point runs with the fastest; the tuning's sweeps leave no
+# trace: the same hash as tiles of 2 and plain sweeps, with overlap, async
+# exchanges, warmup and the uneven split of 3 ranks, and verified against
+# a single-rank depth-1 run, where a corrupted halo value is still caught
+tuned() { # NP DIMS NAME KEYS...
+    "${MPIRUN[@]}" -np "$1" "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=16,8192,8 \
         -s decomp.dims="$2" -s stencil.depth=8 -s stencil.iterations=16 -s stencil.backend=cpu \
         -s stencil.overlap=0,1 "${@:4}" --out "$TEST_TMP/$3" >"$TEST_TMP/$3.log" 2>&1
 }
-tuning_right() { # TUNED TILE2 PLAIN: every point tuned, the fastest kept, one hash in all
+tuning_right() { # TUNED TILE2 PLAIN: every point tuned, ran the fastest, one hash in all
     $PY - "$@" <<'PYEOF'
 import json, sys
 runs = [json.load(open(f"{d}/summary.json"))["results"]["points"] for d in sys.argv[1:]]
@@ -105,23 +107,43 @@ for p in runs[0]:
     tiles = [c["tile"] for c in t["timed"]]
     best = min(t["timed"], key=lambda c: c["seconds"])["tile"]
     assert len(tiles) >= 2 and tiles == sorted(set(tiles)) and t["chosen"] == best, t
-    assert t["sweeps"] == 8 - p["overlap"], t
+    assert p["tile"] == best, (p["tile"], t)
+    assert t["batch"] == 8 and t["sweeps"] == 8 - p["overlap"], t
+assert all(p["tile"] == 2 for p in runs[1]), runs[1]
 hashes = {p["field_hash"] for run in runs for p in run}
 assert len(hashes) == 1, hashes
 PYEOF
 }
-for np in 1 2; do
-    dims=$([[ $np == 1 ]] && echo 1,1,1 || echo 1,2,1)
-    if tuned $np $dims tuned$np -s stencil.blocking=temporal &&
-        tuned $np $dims tile2-$np -s stencil.blocking=temporal -s stencil.tile=2 &&
-        tuned $np $dims plain$np &&
-        grep -q 'tile: [0-9]* y lines, the fastest of' "$TEST_TMP/tuned$np.log" &&
-        tuning_right "$TEST_TMP/tuned$np" "$TEST_TMP/tile2-$np" "$TEST_TMP/plain$np"; then
-        pass "np=$np: stencil.tile=0 tunes the tile (the fastest timed kept) and leaves the same field"
-    else
-        fail "np=$np: tile tuning" "$TEST_TMP/tuned$np.log"
-    fi
-done
+if l2_known; then
+    for np in 1 2 3; do
+        dims=1,$np,1
+        more=()
+        [[ $np == 3 ]] && more=(-s stencil.exchange=sync,async -s stencil.warmup=3)
+        if tuned $np $dims tuned$np -s stencil.blocking=temporal "${more[@]}" &&
+            tuned $np $dims tile2-$np -s stencil.blocking=temporal -s stencil.tile=2 "${more[@]}" &&
+            tuned $np $dims plain$np "${more[@]}" &&
+            grep -q 'tile: [0-9]* y lines, the fastest of' "$TEST_TMP/tuned$np.log" &&
+            tuning_right "$TEST_TMP/tuned$np" "$TEST_TMP/tile2-$np" "$TEST_TMP/plain$np"; then
+            pass "np=$np${more:+ (sync and async, warmup)}: stencil.tile=0 tunes the tile, runs the fastest and leaves the same field"
+        else
+            fail "np=$np: tile tuning" "$TEST_TMP/tuned$np.log"
+        fi
+    done
+    for fault in -1 1; do # -1: none
+        if [[ $fault == -1 ]]; then
+            what="tuned tiles on 2 ranks: verified against a single-rank depth-1 run" rc=0
+        else
+            what="... and a corrupted halo value is caught with tuned tiles (exit 1)" rc=1
+        fi
+        expect "$what" $rc "verified: $([[ $rc == 0 ]] && echo true || echo false)" \
+            'tile: [0-9]* y lines, the fastest of' -- \
+            "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=16,8192,8 \
+            -s decomp.dims=1,2,1 -s stencil.depth=8 -s stencil.iterations=16 \
+            -s stencil.blocking=temporal -s stencil.verify=1 -s stencil.inject_fault=$fault
+    done
+else
+    skip "stencil.tile=0 tuning" "no L2 size in sysfs or getconf: one tile, nothing to tune"
+fi
 
 # stencil.stores=streaming (non-temporal stores, gpu/backend_cpu_simd.c):
 # every variant the same bits; the outputs say which stores ran (streaming

@@ -23,7 +23,8 @@ int stencil_tune_tile(struct stencil_run *r, struct tile_tuning *t)
     memset(t, 0, sizeof *t);
     const struct stencil_backend_ops *ops = r->backend.ops;
     const long batch = r->p.depth < r->p.iterations ? r->p.depth : r->p.iterations;
-    t->sweeps = (int)batch - (r->p.overlap ? 1 : 0); /* overlap sweeps the first apart */
+    t->batch = (int)batch;
+    t->sweeps = t->batch - (r->p.overlap ? 1 : 0); /* overlap sweeps the first apart */
     if (!r->p.temporal || r->p.tile > 0 || !ops->sweeps_blocked || !ops->tile_candidates ||
         t->sweeps < 2)
         return SB_OK;
