@@ -178,9 +178,9 @@ struct stencil_backend_ops {
     size_t (*tile_cache_bytes)(void);
     /* Optional (NULL: tile = 0 is the backend's own choice): the tiles
      * worth timing for batches of n sweeps, ascending, at most max; returns
-     * how many.  With stencil.tile = 0 the driver times each on the run's
-     * own batches and keeps the fastest (src/stencil/tune.c), as a cache
-     * the system reports may be far larger than the one a rank gets. */
+     * how many.  With stencil.tile = 0 the driver times each on batches of
+     * the run's shape and keeps the fastest (src/stencil/tune.c), as a
+     * cache the system reports may be far larger than the one a rank gets. */
     int (*tile_candidates)(const struct stencil_layout *l, int n, int *tiles, int max);
     /* Optional: where the sweeps_blocked calls since init kept their tiles,
      * for the report: "shared", "l2" or "shared+l2" (CUDA); NULL when none

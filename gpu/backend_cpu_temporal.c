@@ -43,10 +43,10 @@
  * sysfs reports may be the host's (260 MiB on a 2-core Xeon VM, where tiles
  * that fill it made 3D slower than plain sweeps).  The L2 alone can be too
  * little: a tile also reads the n + 1 lines below it that the tile before
- * wrote, so thin
- * tiles move much of the field twice (3D 512^3, depth 8, on an EPYC with
- * 512 KiB of L2 and 16 MiB of L3 per core: the L2's 8 lines made 0.92-1.14
- * GCells/s, 24-192 lines 1.32-1.70; docs/results/stencil-temporal-tile-ab.txt).
+ * wrote, so thin tiles move much of the field twice (3D 512^3, depth 8, on
+ * an EPYC with 512 KiB of L2 and 16 MiB of L3 per core: the L2's 8 lines
+ * made 0.92-1.14 GCells/s, 24-192 lines 1.32-1.70;
+ * docs/results/stencil-temporal-tile-ab.txt).
  * 2D tiles run on one thread; 3D ones spread each plane's lines over the
  * rank's OpenMP threads. */
 #include "backend_cpu.h"
