@@ -141,6 +141,16 @@ if l2_known; then
             -s decomp.dims=1,2,1 -s stencil.depth=8 -s stencil.iterations=16 \
             -s stencil.blocking=temporal -s stencil.verify=1 -s stencil.inject_fault=$fault
     done
+    # a restart tunes before the load: checkpoint a tuned run half way, restart from it
+    T3=(-s stencil.dim=3 -s stencil.size=16,8192,8 -s decomp.dims=1,2,1 -s stencil.depth=8
+        -s stencil.iterations=16 -s stencil.blocking=temporal)
+    expect "tuned tiles: a checkpoint at iteration 8 and a restart from it leave the plain sweeps' field" \
+        0 "field hash $(grep -Eo 'field hash [0-9a-f]+' "$TEST_TMP/plain2.log" | awk '{print $3}')" \
+        'restart: .*iteration 8 of 16' 'tile: [0-9]* y lines, the fastest of' -- bash -c "
+        ${MPIRUN[*]} -np 2 '$SHIFTBOX' stencil ${T3[*]} -s checkpoint.every=8 \
+            --out '$TEST_TMP/ck-tuned' >/dev/null 2>&1 &&
+        ${MPIRUN[*]} -np 2 '$SHIFTBOX' stencil ${T3[*]} \
+            --restart '$TEST_TMP/ck-tuned/stencil-00000008.h5'"
 else
     skip "stencil.tile=0 tuning" "no L2 size in sysfs or getconf: one tile, nothing to tune"
 fi
