@@ -67,16 +67,20 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
+/* This CPU's caches, read once (sysfs files), by the main thread. */
+static const struct cpu_caches *caches(void)
+{
+    static struct cpu_caches c;
+    static bool read;
+    if (!read) cpu_caches_read(&c);
+    read = true;
+    return &c;
+}
+
 size_t cpu_tile_cache_bytes(void)
 {
-    static long per_rank = -1; /* read once (sysfs files), by the main thread */
-    if (per_rank < 0) {
-        struct cpu_caches caches;
-        cpu_caches_read(&caches);
-        per_rank = cpu_cache_per_rank(&caches);
-        if (per_rank <= 0) per_rank = 1 << 20; /* not reported: 1 MiB */
-    }
-    return (size_t)per_rank;
+    long per_rank = cpu_cache_per_rank(caches());
+    return per_rank > 0 ? (size_t)per_rank : (size_t)1 << 20; /* not reported: 1 MiB */
 }
 
 /* The tile whose 2 (n + 2) tile planes fill half of `cache` bytes. */
@@ -96,11 +100,9 @@ static int auto_tile(const struct stencil_layout *l, int n)
 
 int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int max)
 {
-    struct cpu_caches caches;
-    cpu_caches_read(&caches);
     const double all = (double)cpu_tile_cache_bytes();
     const int extent = l->ext[l->dim - 2]; /* a tile this wide is the whole box */
-    double cache = caches.l2 > 0 ? caches.l2 / 2.0 : all;
+    double cache = caches()->l2 > 0 ? caches()->l2 / 2.0 : all;
     int count = 0;
     for (; count < max; cache *= 2) {
         const int tile = tile_for_cache(l, n, cache < all ? cache : all);
