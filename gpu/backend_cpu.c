@@ -308,7 +308,7 @@ void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out
 }
 
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
-              int z)
+              int z, int planes)
 {
     /* the hand-written lines where they are the faster in the cache: with
        AVX2 only in 2D (EPYC, 1 rank, temporal blocking of 16384^2 at depths
@@ -317,9 +317,10 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
        2.10-2.30; docs/results/stencil-avx2-streaming-ab.txt) */
     enum sb_isa isa = cpu_simd_isa();
     if (isa == SB_ISA_AVX512 || (isa == SB_ISA_AVX2 && l->dim == 2))
-        cpu_simd_lines(l, in, out, x0, x1, y, 1, z, false);
+        cpu_simd_lines(l, in, out, x0, x1, y, 1, z, planes, false);
     else
-        cpu_line_portable(l, in, out, x0, x1, y, z);
+        for (int k = 0; k < planes; k++)
+            cpu_line_portable(l, in, out, x0, x1, y, z + k);
 }
 
 /* out = stencil(in) on one box, OpenMP over its lines (with streaming
@@ -339,9 +340,10 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
         return;
     }
     /* Groups of lines of one plane (with streaming stores computed side by
-       side); in 3D the planes cut into tiles of y that keep the three
-       planes a line reads (z - 1, z, z + 1) in the L2 cache, tile after
-       tile, so that only the plane z + 1 comes from memory: half of the
+       side), with AVX-512 in 3D line y of two planes together
+       (cpu_plane_group); in 3D the planes cut into tiles of y that keep the
+       planes a line reads (z - 1 .. z + 1, or z + 2) in the L2 cache, tile
+       after tile, so that only the planes ahead come from memory: half of the
        L2, at most 256 KiB.  Measured (512^3, 1 rank, streaming), on the
        Xeon (2 MiB of L2) an eighth of it, 256 KiB, 0.61 of the copy's
        bandwidth against 0.57 with half of it, 0.49 with whole planes
@@ -349,7 +351,8 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
        EPYC (512 KiB of L2, calibrate, 1 and 2 ranks, three runs each) half
        of it, 256 KiB, 0.47-0.53 and 0.38-0.50 against an eighth's
        0.41-0.43 and 0.34-0.45 (docs/results/stencil-avx2-streaming-ab.txt) */
-    const int per = s->stream ? cpu_stream_group(l) : 1, nz = box->hi[2] - box->lo[2];
+    const int per = s->stream ? cpu_stream_group(l) : 1, planes = cpu_plane_group(l);
+    const int nz = (box->hi[2] - box->lo[2] + planes - 1) / planes; /* groups of planes */
     int tile = ny;
     if (l->dim == 3) {
         const size_t most = (size_t)256 << 10;
@@ -363,16 +366,17 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
     {
 #pragma omp for schedule(static) nowait
         for (long i = 0; i < all; i++) {
-            int g = (int)(i % groups), z = box->lo[2] + (int)(i / groups % nz);
+            int g = (int)(i % groups), z = box->lo[2] + (int)(i / groups % nz) * planes;
             int y0 = box->lo[1] + (int)(i / groups / nz) * tile + g * per;
             int end = box->lo[1] + (int)(i / groups / nz) * tile + tile;
             end = end < box->hi[1] ? end : box->hi[1];
             if (y0 >= end) continue;
+            const int np = box->hi[2] - z < planes ? box->hi[2] - z : planes;
             if (s->stream)
                 cpu_simd_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
-                               end - y0 < per ? end - y0 : per, z, true);
+                               end - y0 < per ? end - y0 : per, z, np, true);
             else
-                cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z);
+                cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z, np);
         }
         /* each thread's streamed lines are visible before anyone reads
            them; once a sweep (a fence after every line measured 1.0

@@ -8,10 +8,11 @@
 #include "backend.h"
 #include "../src/vectorize.h"
 
-/* out = stencil(in) on the points x0 <= x < x1 of line (y, z), in the
- * rounding order of backend.h. */
+/* out = stencil(in) on the points x0 <= x < x1 of line y of the planes
+ * z .. z + planes - 1 (1 .. cpu_plane_group(): two side by side read the
+ * cache less), in the rounding order of backend.h. */
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
-              int z);
+              int z, int planes);
 
 /* The same with the compiler's loops (AVX-512, AVX2 or plain x86-64 clones):
  * what cpu_line runs where no hand-written lines are faster, and the reference
@@ -26,15 +27,17 @@ void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out
 extern enum sb_isa cpu_lines_isa;
 enum sb_isa cpu_simd_isa(void);
 
-/* How many lines one call computes at most with non-temporal stores
- * (stencil.stores = streaming), and out = stencil(in) on `rows`
- * (1 .. cpu_stream_group()) lines y0, y0 + 1, ... of plane z, points
- * x0 <= x < x1, with non-temporal stores where `stream` (then
- * cpu_simd_fence before the lines are read), the same bits as the
- * compiler's lines. */
+/* How many lines of a plane one call computes at most with non-temporal
+ * stores (stencil.stores = streaming); how many planes a plain sweep hands
+ * one call (more than 1 only where the hand-written lines run); and
+ * out = stencil(in) on `rows` lines y0, y0 + 1, ... of each of `planes`
+ * planes z, z + 1, ..., points x0 <= x < x1, with non-temporal stores where
+ * `stream` (then cpu_simd_fence before the lines are read), the same bits
+ * as the compiler's lines. */
 int cpu_stream_group(const struct stencil_layout *l);
+int cpu_plane_group(const struct stencil_layout *l);
 void cpu_simd_lines(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
-                    int y0, int rows, int z, bool stream);
+                    int y0, int rows, int z, int planes, bool stream);
 /* After a thread's last streamed line: its non-temporal stores reach memory
  * before anything it does next (sfence). */
 void cpu_simd_fence(void);

@@ -7,10 +7,11 @@
  * gpu/backend_cpu.c), so in every whole vector the centre, y +- 1 and
  * z +- 1 loads and the store are aligned (only the x +- 1 loads straddle
  * two cache lines), and places its fields so that the own points start a
- * cache line.  In 3D a line also asks the L2 cache for its part of the
- * plane z + 2, which the sweep reads from memory at the next plane (plain
- * sweeps go plane by plane through tiles of y that keep three planes in
- * the L2: gpu/backend_cpu.c).  Measured on this project's development VM
+ * cache line.  In 3D a call computes line y of one or two planes side by
+ * side (SWEEP_PLANES), P planes from z, and asks the L2 cache for its part
+ * of the planes z + P + 1 .. z + 2P, which the next call is the first to
+ * read (plain sweeps go through tiles of y that keep the planes in the
+ * L2: gpu/backend_cpu.c).  Measured on this project's development VM
  * (AVX-512; 3D 512^3 float, one core, the best of 8 sweeps of the own
  * points): before, on unpadded lines, 1.26-1.29 GCells/s with ordinary
  * stores and 1.00-1.05 streaming (four lines side by side, a fence after
@@ -55,6 +56,20 @@
  * were aligned, four 0.56-0.61 of the copy and eight 0.49). */
 #define STREAM_LINES 8
 
+/* 3D planes one call computes side by side, cache line by cache line: a
+ * line of plane z reads the lines of z - 1, z + 1 and its y + 1 neighbour
+ * from the L2 cache (its y - 1 and itself are still in the L1 from the
+ * line before), three lines fetched a line computed; lines of two planes
+ * share two of them, four fetched for two.  Measured with AVX-512 on the
+ * Xeon VM (2026-11-27, three rounds taking turns with the one-plane build,
+ * docs/results/stencil-plane-pairs-ab.txt): with the fields in the L2
+ * (512 x 32 x 16 float, 3000 sweeps) 258 ms against 340; calibrate's 3D
+ * sweep over its copy on 1 rank 0.69-0.79 against 0.69-0.73, on 2 ranks
+ * within the noise (0.60-0.74 against 0.64-0.68).  In a scratch loop three
+ * planes gained no more than two, eight lost; AVX2 is not measured here
+ * and keeps one plane. */
+#define SWEEP_PLANES 2
+
 enum sb_isa cpu_lines_isa = SB_ISA_AVX512;
 
 enum sb_isa cpu_simd_isa(void)
@@ -85,21 +100,24 @@ enum sb_isa cpu_simd_isa(void)
     /* The whole cache lines [wb, we) of the rows, with the dimension (O: 1                        \
        in 3D) and the stores constants where it is inlined */                                      \
     __attribute__((target(TARGET), always_inline)) static inline void NAME##_whole(                \
-        const T *c0, T *d0, int rows, int wb, int we, ptrdiff_t sy, ptrdiff_t sz, const V *wv,     \
-        bool ahead, const int O, const bool stream)                                                \
+        const T *c0, T *d0, int rows, int planes, int wb, int we, ptrdiff_t sy, ptrdiff_t sz,      \
+        const V *wv, int ahead, const int O, const bool stream)                                    \
     {                                                                                              \
         enum { CL = 64 / sizeof(T) }; /* points per cache line: 1 or 2 vectors */                  \
-        if (rows == 1) {              /* the common case */                                        \
+        const ptrdiff_t all = (ptrdiff_t)planes * sz;                                              \
+        if (rows == 1) { /* the common case; in 3D the planes side by side */                      \
             for (int x = wb; x < we; x += CL) {                                                    \
-                if (O && ahead) _mm_prefetch((const char *)(c0 + x + 2 * sz), _MM_HINT_T1);        \
-                for (int v = x; v < x + CL; v += (LANES)) {                                        \
-                    V s;                                                                           \
-                    SUM(s, O, LOADU, c0 + v, ZERO, ADD, MUL);                                      \
-                    if (stream)                                                                    \
-                        STREAM(d0 + v, s);                                                         \
-                    else                                                                           \
-                        STOREU(d0 + v, s);                                                         \
-                }                                                                                  \
+                for (int k = 0; O && k < ahead; k++) /* the next call's new planes */              \
+                    _mm_prefetch((const char *)(c0 + x + all + (k + 1) * sz), _MM_HINT_T1);        \
+                for (ptrdiff_t p = 0; p < all; p += sz)                                            \
+                    for (int v = x; v < x + CL; v += (LANES)) {                                    \
+                        V s;                                                                       \
+                        SUM(s, O, LOADU, c0 + p + v, ZERO, ADD, MUL);                              \
+                        if (stream)                                                                \
+                            STREAM(d0 + p + v, s);                                                 \
+                        else                                                                       \
+                            STOREU(d0 + p + v, s);                                                 \
+                    }                                                                              \
             }                                                                                      \
             return;                                                                                \
         }                                                                                          \
@@ -107,25 +125,26 @@ enum sb_isa cpu_simd_isa(void)
            from an array: 2D 16384^2 on the EPYC streamed 16.3-17.8 GB/s, against                  \
            19.8-20.3) */                                                                           \
         for (int x = wb; x < we; x += CL)                                                          \
-            for (ptrdiff_t r = 0; r < rows * sy; r += sy) /* a whole cache line per line */        \
-                for (int v = x; v < x + CL; v += (LANES)) {                                        \
-                    V s;                                                                           \
-                    SUM(s, O, LOADU, c0 + r + v, ZERO, ADD, MUL);                                  \
-                    if (stream)                                                                    \
-                        STREAM(d0 + r + v, s);                                                     \
-                    else                                                                           \
-                        STOREU(d0 + r + v, s);                                                     \
-                }                                                                                  \
+            for (ptrdiff_t p = 0; p < all; p += sz)                                                \
+                for (ptrdiff_t r = p; r < p + rows * sy; r += sy) /* a whole cache line a line */  \
+                    for (int v = x; v < x + CL; v += (LANES)) {                                    \
+                        V s;                                                                       \
+                        SUM(s, O, LOADU, c0 + r + v, ZERO, ADD, MUL);                              \
+                        if (stream)                                                                \
+                            STREAM(d0 + r + v, s);                                                 \
+                        else                                                                       \
+                            STOREU(d0 + r + v, s);                                                 \
+                    }                                                                              \
     }                                                                                              \
                                                                                                    \
-    __attribute__((target(TARGET))) static void NAME(const struct stencil_layout *l,               \
-                                                     const void *in, void *out, int x0, int x1,    \
-                                                     int y0, int rows, int z, bool stream)         \
+    __attribute__((target(TARGET))) static void NAME(                                              \
+        const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y0,         \
+        int rows, int z, int planes, bool stream)                                                  \
     {                                                                                              \
         const ptrdiff_t sy = (ptrdiff_t)layout_pitch(l), sz = sy * l->ext[1];                      \
         const int o = l->dim == 3 ? 1 : 0;                                                         \
         enum { CL = 64 / sizeof(T) };                                                              \
-        if (rows < 1 || x0 >= x1) return;                                                          \
+        if (rows < 1 || planes < 1 || x0 >= x1) return;                                            \
         V wv[7];                                                                                   \
         for (int i = 0; i < 7; i++)                                                                \
             wv[i] = SET1((T)l->weights[i]);                                                        \
@@ -137,8 +156,9 @@ enum sb_isa cpu_simd_isa(void)
         const int first = x0 - (int)(((uintptr_t)(dst + x0) & 63) / sizeof(T));                    \
         const int wb = first < x0 ? first + CL : first;                                            \
         const int we = x1 - wb >= CL ? wb + (x1 - wb) / CL * CL : wb;                              \
-        for (int r = 0; r < rows; r++) /* else ordinary stores */                                  \
-            stream = stream && ((uintptr_t)(dst + r * sy + wb) & 63) == 0;                         \
+        for (int k = 0; k < planes; k++) /* else ordinary stores */                                \
+            for (int r = 0; r < rows; r++)                                                         \
+                stream = stream && ((uintptr_t)(dst + k * sz + r * sy + wb) & 63) == 0;            \
         for (int edge = 0; edge < 2; edge++) {                                                     \
             const int at = edge ? we : first;                                                      \
             if (edge ? we >= x1 : first == wb) continue;                                           \
@@ -146,22 +166,25 @@ enum sb_isa cpu_simd_isa(void)
                 int lo = x0 > x ? x0 - x : 0, hi = x1 - x < (LANES) ? x1 - x : (LANES);            \
                 if (hi <= lo) continue;                                                            \
                 const MASK m = MAKE_MASK(lo, hi);                                                  \
-                for (int r = 0; r < rows; r++) {                                                   \
-                    V s;                                                                           \
-                    SUM(s, o, MLOAD, c + r * sy + x, ZERO, ADD, MUL);                              \
-                    MASK_STOREU(dst + r * sy + x, m, s);                                           \
-                }                                                                                  \
+                for (int k = 0; k < planes; k++)                                                   \
+                    for (int r = 0; r < rows; r++) {                                               \
+                        V s;                                                                       \
+                        SUM(s, o, MLOAD, c + k * sz + r * sy + x, ZERO, ADD, MUL);                 \
+                        MASK_STOREU(dst + k * sz + r * sy + x, m, s);                              \
+                    }                                                                              \
             }                                                                                      \
         }                                                                                          \
-        const bool ahead = z + 2 < l->ext[2];                                                      \
+        /* the planes z + planes + 1 ... that exist, at most `planes` of them */                   \
+        int ahead = l->ext[2] - (z + planes + 1);                                                  \
+        ahead = ahead < 0 ? 0 : ahead < planes ? ahead : planes;                                   \
         if (o && stream)                                                                           \
-            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 1, true);                        \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, true);                \
         else if (o)                                                                                \
-            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 1, false);                       \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, false);               \
         else if (stream)                                                                           \
-            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 0, true);                        \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, true);                \
         else                                                                                       \
-            NAME##_whole(c, dst, rows, wb, we, sy, sz, wv, ahead, 0, false);                       \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, false);               \
     }
 
 /* AVX-512: a masked load of the vector at p, lanes outside `m` read nothing
@@ -202,18 +225,19 @@ DEFINE_LINES(double, avx2_double, "avx2", __m256d, __m256i, mask_epi64, 4, _mm25
 #endif
 
 void cpu_simd_lines(const struct stencil_layout *l, const void *in, void *out, int x0, int x1,
-                    int y0, int rows, int z, bool stream)
+                    int y0, int rows, int z, int planes, bool stream)
 {
 #ifdef SB_X86_AVX512
     bool f = l->real_bytes == 4;
     if (cpu_simd_isa() == SB_ISA_AVX512)
-        (f ? avx512_float : avx512_double)(l, in, out, x0, x1, y0, rows, z, stream);
+        (f ? avx512_float : avx512_double)(l, in, out, x0, x1, y0, rows, z, planes, stream);
     else if (cpu_simd_isa() == SB_ISA_AVX2)
-        (f ? avx2_float : avx2_double)(l, in, out, x0, x1, y0, rows, z, stream);
+        (f ? avx2_float : avx2_double)(l, in, out, x0, x1, y0, rows, z, planes, stream);
     else
 #endif
-        for (int r = 0; r < rows; r++) /* no hand-written lines here */
-            cpu_line_portable(l, in, out, x0, x1, y0 + r, z);
+        for (int k = 0; k < planes; k++) /* no hand-written lines here */
+            for (int r = 0; r < rows; r++)
+                cpu_line_portable(l, in, out, x0, x1, y0 + r, z + k);
     (void)stream;
 }
 
@@ -227,4 +251,9 @@ void cpu_simd_fence(void)
 int cpu_stream_group(const struct stencil_layout *l)
 {
     return l->dim == 3 ? 1 : STREAM_LINES;
+}
+
+int cpu_plane_group(const struct stencil_layout *l)
+{
+    return l->dim == 3 && cpu_simd_isa() == SB_ISA_AVX512 ? SWEEP_PLANES : 1;
 }

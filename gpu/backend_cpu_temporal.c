@@ -7,29 +7,32 @@
  * plain sweeps use and no copy of either:
  *
  *   for each tile [b0, b1) of B, in increasing order
- *     for each wavefront step s
- *       for each sweep t = 0 .. n-1:  plane w = s - t of W,
+ *     for each wavefront step s, P apart
+ *       for each sweep t = 0 .. n-1:  planes w = s - t .. s - t + P - 1 of W,
  *                                     B in [b0 - t, b1 - t), within box[t]
  *
- * Sweep t reads field[t % 2] and writes field[(t + 1) % 2], as the plain
- * sweeps do.  Why the order is right (every value read is the one the
- * plain order reads, and nothing is overwritten before its last reader):
- * - sweep t at plane w needs sweep t-1 at planes w-1 .. w+1: w+1 was made
- *   just before in the same step s, the others in earlier steps; along B
- *   it needs [b0-t-1, b1-t+1), made by this tile's sweep t-1 ([b0-t+1,
- *   b1-t+1)) and the earlier tiles (below b0-t+1);
+ * P is the planes one call computes side by side (cpu_plane_group: 2 in 3D
+ * with the AVX-512 lines, else 1).  Sweep t reads field[t % 2] and writes
+ * field[(t + 1) % 2], as the plain sweeps do.  Why the order is right
+ * (every value read is the one the plain order reads, and nothing is
+ * overwritten before its last reader):
+ * - sweep t at plane w needs sweep t-1 at planes w-1 .. w+1: sweep t-1's
+ *   planes in this step reach s - t + P >= w + 1, made just before, the
+ *   others in earlier steps; along B it needs [b0-t-1, b1-t+1), made by
+ *   this tile's sweep t-1 ([b0-t+1, b1-t+1)) and the earlier tiles (below
+ *   b0-t+1);
  * - writing plane w of field[(t+1) % 2] overwrites sweep t-2's values there,
  *   whose readers are sweep t-1's points at w-1 .. w+1 and B +-1: the ones
- *   of this tile are done (up to w+1), later steps read from w+1 on, and
- *   the next tile's sweep t-1 reads from B = b1-t on, which sweep t leaves
- *   alone (it stops below b1-t).
- * Put shortly: point (B, W) of sweep t runs at key (tile of B + t, W + t, t),
- * and any two points whose order matters (one reads or overwrites what the
- * other wrote or read, a sweep apart) are ordered alike by their keys and
- * by their sweeps — for any boxes, empty ones and tiles of any width
- * included (the code keeps tiles of 2 or more lines).  Values no sweep
- * writes (the outermost layer that full regions read) are the same in both
- * orders.
+ *   of this tile are done (up to w+1, as above), later steps read from
+ *   w+1 on, and the next tile's sweep t-1 reads from B = b1-t on, which
+ *   sweep t leaves alone (it stops below b1-t).
+ * Put shortly: point (B, W) of sweep t runs at key (tile of B + t, the step
+ * of W + t, t), and any two points whose order matters (one reads or
+ * overwrites what the other wrote or read, a sweep apart) are ordered alike
+ * by their keys and by their sweeps — for any boxes, empty ones and tiles
+ * of any width included (the code keeps tiles of 2 or more lines).  Values
+ * no sweep writes (the outermost layer that full regions read) are the
+ * same in both orders.
  * Each point of each sweep is then computed from the same inputs by the
  * same line kernel: the result is bit-identical to the plain sweeps, and
  * tests/test_stencil_temporal.c checks that it is.
@@ -112,23 +115,24 @@ int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int m
     return count;
 }
 
-/* Sweep t's part of one tile on plane w: lines (3D) or one line piece (2D). */
-static void tile_plane(const struct stencil_layout *l, void *const field[2], int t,
-                       const struct sbox *box, int b0, int b1, int w, int parallel)
+/* Sweep t's part of one tile on the planes w .. w + planes - 1 of W: lines
+ * (3D) or one line piece (2D, planes 1). */
+static void tile_planes(const struct stencil_layout *l, void *const field[2], int t,
+                        const struct sbox *box, int b0, int b1, int w, int planes, int parallel)
 {
     const int wa = l->dim - 1, ba = l->dim - 2;
-    if (w < box->lo[wa] || w >= box->hi[wa]) return;
+    const int w0 = max_int(w, box->lo[wa]), w1 = min_int(w + planes, box->hi[wa]);
     const int lo = max_int(box->lo[ba], b0 - t), hi = min_int(box->hi[ba], b1 - t);
-    if (lo >= hi) return;
+    if (w0 >= w1 || lo >= hi) return;
     const void *in = field[t % 2];
     void *out = field[(t + 1) % 2];
     if (l->dim == 2) {
-        cpu_line(l, in, out, lo, hi, w, box->lo[2]);
+        cpu_line(l, in, out, lo, hi, w0, box->lo[2], 1);
         return;
     }
 #pragma omp parallel for schedule(static) if (parallel)
     for (int y = lo; y < hi; y++)
-        cpu_line(l, in, out, box->lo[0], box->hi[0], y, w);
+        cpu_line(l, in, out, box->lo[0], box->hi[0], y, w0, w1 - w0);
 }
 
 void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
@@ -150,10 +154,11 @@ void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], i
 #ifdef _OPENMP
     parallel = omp_get_max_threads() > 1;
 #endif
+    const int planes = cpu_plane_group(l); /* per step: 1, or 2 in 3D with AVX-512 */
     for (int b0 = bfirst; b0 < blast; b0 += tile) {
         const int b1 = b0 + tile;
-        for (int s = first; s <= last; s++)
+        for (int s = first; s <= last; s += planes)
             for (int t = 0; t < n; t++)
-                tile_plane(l, field, t, &box[t], b0, b1, s - t, parallel);
+                tile_planes(l, field, t, &box[t], b0, b1, s - t, planes, parallel);
     }
 }

@@ -148,19 +148,20 @@ static void *pattern_field(size_t points, int rb, unsigned seed)
     return d;
 }
 
-/* One line (y, z) from x0 to x1 by the compiler's loops and by the
- * hand-written lines (cpu_lines_isa) with both stores: fields equal bit for
- * bit, and so equal outside the line (each starts as a copy of the same
- * pattern). */
+/* Line y of the planes z .. z + planes - 1 from x0 to x1 by the compiler's
+ * loops and by the hand-written lines (cpu_lines_isa) with both stores:
+ * fields equal bit for bit, and so equal outside the lines (each starts as
+ * a copy of the same pattern). */
 static size_t simd_line_differs(const struct stencil_layout *l, const void *in, int x0, int x1,
-                                int y, int z)
+                                int y, int z, int planes)
 {
     size_t bytes = layout_stored_points(l) * (size_t)l->real_bytes, off = 0;
     unsigned char *want = pattern_field(layout_stored_points(l), l->real_bytes, 7);
-    cpu_line_portable(l, in, want, x0, x1, y, z);
+    for (int k = 0; k < planes; k++)
+        cpu_line_portable(l, in, want, x0, x1, y, z + k);
     for (int stream = 0; stream <= 1; stream++) {
         unsigned char *got = pattern_field(layout_stored_points(l), l->real_bytes, 7);
-        cpu_simd_lines(l, in, got, x0, x1, y, 1, z, stream);
+        cpu_simd_lines(l, in, got, x0, x1, y, 1, z, planes, stream);
         cpu_simd_fence();
         off += differing_points(want, got, bytes, l->real_bytes);
         free(got);
@@ -170,7 +171,9 @@ static size_t simd_line_differs(const struct stencil_layout *l, const void *in, 
 }
 
 /* The lines of one ISA against the compiler's, 2D and 3D, float and double,
- * padded and unpadded, every start and length across a cache line. */
+ * padded and unpadded, every start and length across a cache line; in 3D
+ * one plane and two side by side, with and without planes beyond them to
+ * ask the cache for. */
 static void lines_match_portable(enum sb_isa isa)
 {
     cpu_lines_isa = isa;
@@ -183,17 +186,22 @@ static void lines_match_portable(enum sb_isa isa)
                                            .weights = {0.11, -0.23, 0.31, 0.43, -0.17, 0.29, 0.37}};
                 l.pitch = padded ? layout_cache_line_pitch(l.ext[0], rb) : 0;
                 void *in = pattern_field(layout_stored_points(&l), rb, 1);
-                int z = dim == 3 ? 2 : 0;
-                for (int x0 = 1; x0 <= 18; x0++)
-                    for (int x1 = x0; x1 < l.ext[0]; x1 += x1 - x0 < 18 ? 1 : 7)
-                        for (int y = 1; y <= 3; y += 2) {
-                            size_t off = simd_line_differs(&l, in, x0, x1, y, z);
-                            if (off != 0)
-                                fail_msg("%s lines, %dD, %d-byte reals, %s lines, x %d..%d of "
-                                         "line %d: %zu points differ",
-                                         isa == SB_ISA_AVX512 ? "AVX-512" : "AVX2", dim, rb,
-                                         padded ? "padded" : "unpadded", x0, x1, y, off);
-                        }
+                /* (z, planes): 2D's one; 3D 2 alone, 1 and 2, 2 and 3 */
+                const int zp[3][2] = {{2, 1}, {1, 2}, {2, 2}};
+                for (int c = 0; c < (dim == 3 ? 3 : 1); c++)
+                    for (int x0 = 1; x0 <= 18; x0++)
+                        for (int x1 = x0; x1 < l.ext[0]; x1 += x1 - x0 < 18 ? 1 : 7)
+                            for (int y = 1; y <= 3; y += 2) {
+                                int z = dim == 3 ? zp[c][0] : 0, planes = zp[c][1];
+                                size_t off = simd_line_differs(&l, in, x0, x1, y, z, planes);
+                                if (off != 0)
+                                    fail_msg("%s lines, %dD, %d-byte reals, %s lines, x %d..%d "
+                                             "of line %d, %d plane(s) from %d: %zu points "
+                                             "differ",
+                                             isa == SB_ISA_AVX512 ? "AVX-512" : "AVX2", dim, rb,
+                                             padded ? "padded" : "unpadded", x0, x1, y, planes, z,
+                                             off);
+                            }
                 free(in);
             }
 }
@@ -232,7 +240,7 @@ static void test_simd_wrong_point_caught(void **state)
     float *in = pattern_field(points, 4, 1), *want = pattern_field(points, 4, 7);
     float *got = pattern_field(points, 4, 7);
     cpu_line_portable(&l, in, want, 3, 37, 2, 2);
-    cpu_simd_lines(&l, in, got, 3, 37, 2, 1, 2, false);
+    cpu_simd_lines(&l, in, got, 3, 37, 2, 1, 2, 1, false);
     assert_int_equal(differing_points(want, got, bytes, 4), 0);
     got[layout_index(&l, 20, 2, 2)] = nextafterf(got[layout_index(&l, 20, 2, 2)], INFINITY);
     assert_int_equal(differing_points(want, got, bytes, 4), 1);
@@ -242,47 +250,49 @@ static void test_simd_wrong_point_caught(void **state)
 }
 
 /* 3D sweeps go in tiles of y sized to the L2 (a few lines each on a field
- * this wide): with either stores every line of the box is computed once,
- * as cpu_line computes it line by line, and nothing outside the box is
- * written. */
+ * this wide), two planes at a time where the hand-written lines run: with
+ * either stores, on an odd and an even number of planes, every line of the
+ * box is computed once, as cpu_line computes it line by line, and nothing
+ * outside the box is written. */
 static void test_tiles_cover_the_box(void **state)
 {
     (void)state;
-    const int ext[3] = {4001, 13, 4};
-    for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
-        for (int rb = 4; rb <= 8; rb += 4) {
-            struct stencil_layout l = {.dim = 3,
-                                       .real_bytes = rb,
-                                       .threads = 1,
-                                       .stores = stores,
-                                       .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
-            memcpy(l.ext, ext, sizeof l.ext);
-            struct stencil_backend b = {.ops = &stencil_backend_cpu};
-            struct sb_msg m;
-            assert_int_equal(b.ops->init(&b, &l, &m), SB_OK);
-            fill(&b, 3);
-            size_t bytes = layout_points(&l) * (size_t)rb;
-            unsigned char *in = malloc(bytes), *want = calloc(1, bytes), *got = malloc(bytes);
-            b.ops->download(&b, in);
-            struct sbox box = {{1, 1, 1}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
-            for (int z = box.lo[2]; z < box.hi[2]; z++)
-                for (int y = box.lo[1]; y < box.hi[1]; y++)
-                    cpu_line(&l, in, want, box.lo[0], box.hi[0], y, z);
-            double t;
-            assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
-            b.ops->swap(&b);
-            b.ops->download(&b, got);
-            size_t off = differing_points(want, got, bytes, rb);
-            if (off != 0)
-                fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
-                         "line-by-line sweeps",
-                         ext[0], ext[1], ext[2], rb,
-                         stores == STORES_STREAMING ? "streaming" : "cached", off);
-            free(in);
-            free(want);
-            free(got);
-            b.ops->destroy(&b);
-        }
+    for (int nz = 4; nz <= 5; nz++)
+        for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
+            for (int rb = 4; rb <= 8; rb += 4) {
+                const int ext[3] = {4001, 13, nz};
+                struct stencil_layout l = {.dim = 3,
+                                           .real_bytes = rb,
+                                           .threads = 1,
+                                           .stores = stores,
+                                           .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
+                memcpy(l.ext, ext, sizeof l.ext);
+                struct stencil_backend b = {.ops = &stencil_backend_cpu};
+                struct sb_msg m;
+                assert_int_equal(b.ops->init(&b, &l, &m), SB_OK);
+                fill(&b, 3);
+                size_t bytes = layout_points(&l) * (size_t)rb;
+                unsigned char *in = malloc(bytes), *want = calloc(1, bytes), *got = malloc(bytes);
+                b.ops->download(&b, in);
+                struct sbox box = {{1, 1, 1}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+                for (int z = box.lo[2]; z < box.hi[2]; z++)
+                    for (int y = box.lo[1]; y < box.hi[1]; y++)
+                        cpu_line(&l, in, want, box.lo[0], box.hi[0], y, z, 1);
+                double t;
+                assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
+                b.ops->swap(&b);
+                b.ops->download(&b, got);
+                size_t off = differing_points(want, got, bytes, rb);
+                if (off != 0)
+                    fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
+                             "line-by-line sweeps",
+                             ext[0], ext[1], ext[2], rb,
+                             stores == STORES_STREAMING ? "streaming" : "cached", off);
+                free(in);
+                free(want);
+                free(got);
+                b.ops->destroy(&b);
+            }
 }
 
 /* Every test ends with the widest lines allowed again, passed or failed. */

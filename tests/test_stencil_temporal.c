@@ -106,7 +106,7 @@ static void test_unskewed_tiles_caught(void **state)
                 if (z < box[t].lo[2] || z >= box[t].hi[2]) continue;
                 for (int y = y0 < box[t].lo[1] ? box[t].lo[1] : y0; y < y0 + 4 && y < box[t].hi[1];
                      y++)
-                    cpu_line(&host, f[t % 2], f[(t + 1) % 2], box[t].lo[0], box[t].hi[0], y, z);
+                    cpu_line(&host, f[t % 2], f[(t + 1) % 2], box[t].lo[0], box[t].hi[0], y, z, 1);
             }
     b.ops->upload(&b, f[0]); /* 4 sweeps: the result is back in the first */
     b.ops->swap(&b);
