@@ -343,14 +343,18 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
        side), with AVX-512 in 3D line y of two planes together
        (cpu_plane_group); in 3D the planes cut into tiles of y that keep the
        planes a line reads (z - 1 .. z + 1, or z + 2) in the L2 cache, tile
-       after tile, so that only the planes ahead come from memory: half of the
-       L2, at most 256 KiB.  Measured (512^3, 1 rank, streaming), on the
-       Xeon (2 MiB of L2) an eighth of it, 256 KiB, 0.61 of the copy's
-       bandwidth against 0.57 with half of it, 0.49 with whole planes
-       (cached stores 1.09 GCells/s against 1.04 with whole planes); on the
-       EPYC (512 KiB of L2, calibrate, 1 and 2 ranks, three runs each) half
-       of it, 256 KiB, 0.47-0.53 and 0.38-0.50 against an eighth's
-       0.41-0.43 and 0.34-0.45 (docs/results/stencil-avx2-streaming-ab.txt) */
+       after tile, so that only the planes ahead come from memory: three
+       planes of the tile in half of the L2, at most 256 KiB (two planes
+       side by side read four: 4/3 of that).  Measured (512^3, 1 rank,
+       streaming), on the Xeon (2 MiB of L2) an eighth of it, 256 KiB, 0.61
+       of the copy's bandwidth against 0.57 with half of it, 0.49 with whole
+       planes (cached stores 1.09 GCells/s against 1.04 with whole planes);
+       with planes in pairs (calibrate, two runs each) a cap of 128 KiB
+       0.70-0.73, 256 KiB 0.72, 512 KiB 0.74-0.75, 768 KiB 0.64, 1 MiB
+       0.58-0.60; on the EPYC (512 KiB of L2, calibrate, 1 and 2 ranks,
+       three runs each) half of it, 256 KiB, 0.47-0.53 and 0.38-0.50
+       against an eighth's 0.41-0.43 and 0.34-0.45
+       (docs/results/stencil-avx2-streaming-ab.txt) */
     const int per = s->stream ? cpu_stream_group(l) : 1, planes = cpu_plane_group(l);
     const int nz = (box->hi[2] - box->lo[2] + planes - 1) / planes; /* groups of planes */
     int tile = ny;

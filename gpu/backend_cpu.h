@@ -27,9 +27,14 @@ void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out
 extern enum sb_isa cpu_lines_isa;
 enum sb_isa cpu_simd_isa(void);
 
+/* The narrowest lines that take 3D planes in pairs (SB_ISA_AVX512, where
+ * it was measured; a test lowers it to SB_ISA_PORTABLE so that the pairs'
+ * schedules run on every machine). */
+extern enum sb_isa cpu_planes_isa;
+
 /* How many lines of a plane one call computes at most with non-temporal
- * stores (stencil.stores = streaming); how many planes a plain sweep hands
- * one call (more than 1 only where the hand-written lines run); and
+ * stores (stencil.stores = streaming); how many planes a sweep hands one
+ * call (2 in 3D where the lines are cpu_planes_isa or wider, else 1); and
  * out = stencil(in) on `rows` lines y0, y0 + 1, ... of each of `planes`
  * planes z, z + 1, ..., points x0 <= x < x1, with non-temporal stores where
  * `stream` (then cpu_simd_fence before the lines are read), the same bits

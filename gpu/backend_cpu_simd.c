@@ -9,17 +9,15 @@
  * two cache lines), and places its fields so that the own points start a
  * cache line.  In 3D a call computes line y of one or two planes side by
  * side (SWEEP_PLANES), P planes from z, and asks the L2 cache for its part
- * of the planes z + P + 1 .. z + 2P, which the next call is the first to
- * read (plain sweeps go through tiles of y that keep the planes in the
- * L2: gpu/backend_cpu.c).  Measured on this project's development VM
- * (AVX-512; 3D 512^3 float, one core, the best of 8 sweeps of the own
- * points): before, on unpadded lines, 1.26-1.29 GCells/s with ordinary
- * stores and 1.00-1.05 streaming (four lines side by side, a fence after
- * each four); now, with streaming stores, 1.05-1.10 with the lines
- * starting one point before a cache line, 1.56 aligned, 1.83-1.89 aligned
- * with the prefetch.  Where the lines stay in the L2 cache they are about
- * as fast as the compiler's loops (3D 512 x 64 x 4: 4.05 against 3.7-4.0
- * GCells/s; 2D 2048 x 128: 6.1 against 5.8).
+ * of the planes z + P + 1 .. z + 2P, which the group of planes after this
+ * one reads first (plain sweeps go through tiles of y that keep the planes
+ * in the L2, so that comes a tile's lines later: gpu/backend_cpu.c).  Measured on this project's
+ * development VM (AVX-512; 3D 512^3 float, one core, the best of 8 sweeps of the own points):
+ * before, on unpadded lines, 1.26-1.29 GCells/s with ordinary stores and 1.00-1.05 streaming (four
+ * lines side by side, a fence after each four); now, with streaming stores, 1.05-1.10 with the
+ * lines starting one point before a cache line, 1.56 aligned, 1.83-1.89 aligned with the prefetch.
+ * Where the lines stay in the L2 cache they are about as fast as the compiler's loops (3D 512 x 64
+ * x 4: 4.05 against 3.7-4.0 GCells/s; 2D 2048 x 128: 6.1 against 5.8).
  *
  * Non-temporal stores: a sweep over a field larger than the cache reads it
  * once and writes the other field once.  Ordinary stores first read every
@@ -62,15 +60,17 @@
  * line before), three lines fetched a line computed; lines of two planes
  * share two of them, four fetched for two.  Measured with AVX-512 on the
  * Xeon VM (2026-11-27, three rounds taking turns with the one-plane build,
- * docs/results/stencil-plane-pairs-ab.txt): with the fields in the L2
- * (512 x 32 x 16 float, 3000 sweeps) 258 ms against 340; calibrate's 3D
+ * docs/results/stencil-plane-pairs-ab.txt): with the fields in the cache
+ * (512 x 32 x 16 float, 3000 sweeps) 258 ms against 339; calibrate's 3D
  * sweep over its copy on 1 rank 0.69-0.79 against 0.69-0.73, on 2 ranks
- * within the noise (0.60-0.74 against 0.64-0.68).  In a scratch loop three
- * planes gained no more than two, eight lost; AVX2 is not measured here
- * and keeps one plane. */
+ * within the noise (0.60-0.74 against 0.64-0.68); plain 512^3 sweeps 1.42-
+ * 1.54 against 1.33-1.46 GCells/s on 1 rank, 2.41-2.63 against 2.12-2.50
+ * on 2.  In a scratch loop three planes gained no more than two, eight
+ * lost.  AVX2 is not measured here and keeps one plane (cpu_planes_isa). */
 #define SWEEP_PLANES 2
 
 enum sb_isa cpu_lines_isa = SB_ISA_AVX512;
+enum sb_isa cpu_planes_isa = SB_ISA_AVX512;
 
 enum sb_isa cpu_simd_isa(void)
 {
@@ -78,7 +78,7 @@ enum sb_isa cpu_simd_isa(void)
 }
 
 #ifdef SB_X86_AVX512
-/* `rows` lines y0, y0 + 1, ... of plane z, points
+/* `rows` lines y0, y0 + 1, ... of each of `planes` planes from z, points
  * x0 <= x < x1; `stream`: non-temporal stores where a cache line is whole
  * and aligned.  SUM adds the seven (3D) or five (2D) weighted points at p,
  * loaded with LOAD, masked or not; MAKE_MASK(lo, hi) is the mask of lanes
@@ -255,5 +255,5 @@ int cpu_stream_group(const struct stencil_layout *l)
 
 int cpu_plane_group(const struct stencil_layout *l)
 {
-    return l->dim == 3 && cpu_simd_isa() == SB_ISA_AVX512 ? SWEEP_PLANES : 1;
+    return l->dim == 3 && cpu_simd_isa() >= cpu_planes_isa ? SWEEP_PLANES : 1;
 }

@@ -12,13 +12,13 @@
  *                                     B in [b0 - t, b1 - t), within box[t]
  *
  * P is the planes one call computes side by side (cpu_plane_group: 2 in 3D
- * with the AVX-512 lines, else 1).  Sweep t reads field[t % 2] and writes
+ * with the AVX-512 lines, else 1; 2D has P = 1).  Sweep t reads field[t % 2] and writes
  * field[(t + 1) % 2], as the plain sweeps do.  Why the order is right
  * (every value read is the one the plain order reads, and nothing is
  * overwritten before its last reader):
  * - sweep t at plane w needs sweep t-1 at planes w-1 .. w+1: sweep t-1's
  *   planes in this step reach s - t + P >= w + 1, made just before, the
- *   others in earlier steps; along B it needs [b0-t-1, b1-t+1), made by
+ *   lower ones in this step or earlier ones; along B it needs [b0-t-1, b1-t+1), made by
  *   this tile's sweep t-1 ([b0-t+1, b1-t+1)) and the earlier tiles (below
  *   b0-t+1);
  * - writing plane w of field[(t+1) % 2] overwrites sweep t-2's values there,
@@ -38,7 +38,8 @@
  * tests/test_stencil_temporal.c checks that it is.
  *
  * The working set of one tile is about n + 2 planes of it in each field (n:
- * the sweeps of this batch), so a tile is sized to keep 2 (n + 2) tile
+ * the sweeps of this batch; n + 3 with planes in pairs, which the tuning
+ * below absorbs), so a tile is sized to keep 2 (n + 2) tile
  * planes in half of some cache: tile = 0 here takes the cache a rank may
  * count on, its L2 and its share of the last level (src/cpu_cache.h); the
  * driver times cpu_tile_candidates' tiles, sized to half the L2 and up to
@@ -154,7 +155,7 @@ void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], i
 #ifdef _OPENMP
     parallel = omp_get_max_threads() > 1;
 #endif
-    const int planes = cpu_plane_group(l); /* per step: 1, or 2 in 3D with AVX-512 */
+    const int planes = cpu_plane_group(l); /* per step: 1 in 2D */
     for (int b0 = bfirst; b0 < blast; b0 += tile) {
         const int b1 = b0 + tile;
         for (int s = first; s <= last; s += planes)

@@ -250,56 +250,67 @@ static void test_simd_wrong_point_caught(void **state)
 }
 
 /* 3D sweeps go in tiles of y sized to the L2 (a few lines each on a field
- * this wide), two planes at a time where the hand-written lines run: with
- * either stores, on an odd and an even number of planes, every line of the
- * box is computed once, as cpu_line computes it line by line, and nothing
- * outside the box is written. */
+ * this wide), two planes at a time where the AVX-512 lines run, and with
+ * pairs forced on any machine (cpu_planes_isa), also through the
+ * compiler's lines (cpu_lines_isa): with either stores, on an
+ * odd and an even number of planes, every line of the box is computed
+ * once, as cpu_line computes it line by line, and nothing outside the box
+ * is written. */
 static void test_tiles_cover_the_box(void **state)
 {
     (void)state;
-    for (int nz = 4; nz <= 5; nz++)
-        for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
-            for (int rb = 4; rb <= 8; rb += 4) {
-                const int ext[3] = {4001, 13, nz};
-                struct stencil_layout l = {.dim = 3,
-                                           .real_bytes = rb,
-                                           .threads = 1,
-                                           .stores = stores,
-                                           .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
-                memcpy(l.ext, ext, sizeof l.ext);
-                struct stencil_backend b = {.ops = &stencil_backend_cpu};
-                struct sb_msg m;
-                assert_int_equal(b.ops->init(&b, &l, &m), SB_OK);
-                fill(&b, 3);
-                size_t bytes = layout_points(&l) * (size_t)rb;
-                unsigned char *in = malloc(bytes), *want = calloc(1, bytes), *got = malloc(bytes);
-                b.ops->download(&b, in);
-                struct sbox box = {{1, 1, 1}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
-                for (int z = box.lo[2]; z < box.hi[2]; z++)
-                    for (int y = box.lo[1]; y < box.hi[1]; y++)
-                        cpu_line(&l, in, want, box.lo[0], box.hi[0], y, z, 1);
-                double t;
-                assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
-                b.ops->swap(&b);
-                b.ops->download(&b, got);
-                size_t off = differing_points(want, got, bytes, rb);
-                if (off != 0)
-                    fail_msg("3D %d x %d x %d, %d-byte reals, %s stores: %zu points differ from "
-                             "line-by-line sweeps",
-                             ext[0], ext[1], ext[2], rb,
-                             stores == STORES_STREAMING ? "streaming" : "cached", off);
-                free(in);
-                free(want);
-                free(got);
-                b.ops->destroy(&b);
-            }
+    for (int forced = 0; forced <= 2; forced++) /* 2: the compiler's lines */
+        for (int nz = 4; nz <= 5; nz++)
+            for (int stores = STORES_CACHED; stores <= STORES_STREAMING; stores++)
+                for (int rb = 4; rb <= 8; rb += 4) {
+                    const int ext[3] = {4001, 13, nz};
+                    struct stencil_layout l = {
+                        .dim = 3,
+                        .real_bytes = rb,
+                        .threads = 1,
+                        .stores = stores,
+                        .weights = {0.11, 0.23, 0.31, 0.43, 0.17, 0.29, 0.37}};
+                    memcpy(l.ext, ext, sizeof l.ext);
+                    cpu_planes_isa = forced ? SB_ISA_PORTABLE : SB_ISA_AVX512;
+                    cpu_lines_isa = forced == 2 ? SB_ISA_PORTABLE : SB_ISA_AVX512;
+                    struct stencil_backend b = {.ops = &stencil_backend_cpu};
+                    struct sb_msg m;
+                    assert_int_equal(b.ops->init(&b, &l, &m), SB_OK);
+                    fill(&b, 3);
+                    size_t bytes = layout_points(&l) * (size_t)rb;
+                    unsigned char *in = malloc(bytes), *want = calloc(1, bytes),
+                                  *got = malloc(bytes);
+                    b.ops->download(&b, in);
+                    struct sbox box = {{1, 1, 1}, {ext[0] - 1, ext[1] - 1, ext[2] - 1}};
+                    for (int z = box.lo[2]; z < box.hi[2]; z++)
+                        for (int y = box.lo[1]; y < box.hi[1]; y++)
+                            cpu_line(&l, in, want, box.lo[0], box.hi[0], y, z, 1);
+                    double t;
+                    assert_int_equal(b.ops->sweep(&b, 1, &box, &t), SB_OK);
+                    b.ops->swap(&b);
+                    b.ops->download(&b, got);
+                    size_t off = differing_points(want, got, bytes, rb);
+                    if (off != 0)
+                        fail_msg(
+                            "3D %d x %d x %d, %d-byte reals, %s stores, %d plane(s) a call: %zu "
+                            "points differ from line-by-line sweeps",
+                            ext[0], ext[1], ext[2], rb,
+                            stores == STORES_STREAMING ? "streaming" : "cached",
+                            cpu_plane_group(&l), off);
+                    free(in);
+                    free(want);
+                    free(got);
+                    b.ops->destroy(&b);
+                }
 }
 
-/* Every test ends with the widest lines allowed again, passed or failed. */
+/* Every test ends with the widest lines allowed again, and planes in pairs
+ * only where measured, passed or failed. */
 static int widest_lines(void **state)
 {
     (void)state;
     cpu_lines_isa = SB_ISA_AVX512;
+    cpu_planes_isa = SB_ISA_AVX512;
     return 0;
 }
 

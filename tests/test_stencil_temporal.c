@@ -1,8 +1,11 @@
 /* Temporal blocking on the CPU (gpu/backend_cpu_temporal.c): n sweeps made
  * tile by tile leave both fields bit for bit as n plain sweeps do, for 2D
  * and 3D, float and double, shrinking and full regions, and tiles from the
- * smallest (2) to one covering everything; and a schedule that leaves out
- * the skew between sweeps is caught by the same comparison. */
+ * smallest (2) to one covering everything, one plane a step and two (3D
+ * planes in pairs: with the AVX-512 lines, and forced on any machine, also
+ * through the compiler's lines); and
+ * a schedule that leaves out the skew between sweeps is caught by the same
+ * comparison. */
 #include "cmocka_prelude.h"
 #include "../gpu/backend_cpu.h"
 #include "../src/cpu_cache.h"
@@ -50,29 +53,35 @@ static void test_matches_plain_sweeps(void **state)
 {
     (void)state;
     const int tiles[] = {2, 3, 5, 0, 1000};
-    for (int dim = 2; dim <= 3; dim++)
-        for (int rb = 4; rb <= 8; rb += 4)
-            for (int full = 0; full <= 1; full++)
-                for (int n = 1; n <= 6; n++)
-                    for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
-                        struct stencil_backend a, b;
-                        setup_backend(&a, dim, rb);
-                        setup_backend(&b, dim, rb);
-                        fill(&a, (unsigned)n);
-                        fill(&b, (unsigned)n);
-                        struct sbox box[6];
-                        regions(&a.layout, n, full, box);
-                        plain(&a, n, box);
-                        double t;
-                        assert_int_equal(b.ops->sweeps_blocked(&b, n, box, tiles[k], &t), SB_OK);
-                        size_t off = differing(&a, &b);
-                        if (off != 0)
-                            fail_msg("dim %d, %d-byte reals, %s regions, %d sweeps, tile %d: "
-                                     "%zu points differ from the plain sweeps",
-                                     dim, rb, full ? "full" : "shrinking", n, tiles[k], off);
-                        a.ops->destroy(&a);
-                        b.ops->destroy(&b);
-                    }
+    for (int forced = 0; forced <= 2; forced++) /* pairs: where measured, anywhere, portable */
+        for (int dim = 2; dim <= 3; dim++)
+            for (int rb = 4; rb <= 8; rb += 4)
+                for (int full = 0; full <= 1; full++)
+                    for (int n = 1; n <= 6; n++)
+                        for (size_t k = 0; k < sizeof tiles / sizeof *tiles; k++) {
+                            struct stencil_backend a, b;
+                            cpu_planes_isa = forced ? SB_ISA_PORTABLE : SB_ISA_AVX512;
+                            cpu_lines_isa = forced == 2 ? SB_ISA_PORTABLE : SB_ISA_AVX512;
+                            setup_backend(&a, dim, rb);
+                            setup_backend(&b, dim, rb);
+                            fill(&a, (unsigned)n);
+                            fill(&b, (unsigned)n);
+                            struct sbox box[6];
+                            regions(&a.layout, n, full, box);
+                            plain(&a, n, box);
+                            double t;
+                            assert_int_equal(b.ops->sweeps_blocked(&b, n, box, tiles[k], &t),
+                                             SB_OK);
+                            size_t off = differing(&a, &b);
+                            if (off != 0)
+                                fail_msg(
+                                    "dim %d, %d-byte reals, %s regions, %d sweeps, tile %d, %d "
+                                    "plane(s) a step: %zu points differ from the plain sweeps",
+                                    dim, rb, full ? "full" : "shrinking", n, tiles[k],
+                                    cpu_plane_group(&b.layout), off);
+                            a.ops->destroy(&a);
+                            b.ops->destroy(&b);
+                        }
 }
 
 /* The fault the order guards against: tiles without the skew (every sweep
@@ -154,10 +163,20 @@ static void test_tile_candidates(void **state)
     assert_int_equal(cpu_tile_candidates(&l, 8, tiles, 16), 1);
 }
 
+/* The widest lines again, and planes in pairs only where measured, passed
+ * or failed. */
+static int default_planes(void **state)
+{
+    (void)state;
+    cpu_lines_isa = SB_ISA_AVX512;
+    cpu_planes_isa = SB_ISA_AVX512;
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matches_plain_sweeps),
+        cmocka_unit_test_teardown(test_matches_plain_sweeps, default_planes),
         cmocka_unit_test(test_unskewed_tiles_caught),
         cmocka_unit_test(test_tile_candidates),
     };
