@@ -11,13 +11,15 @@
  * side (SWEEP_PLANES), P planes from z, and asks the L2 cache for its part
  * of the planes z + P + 1 .. z + 2P, which the group of planes after this
  * one reads first (plain sweeps go through tiles of y that keep the planes
- * in the L2, so that comes a tile's lines later: gpu/backend_cpu.c).  Measured on this project's
- * development VM (AVX-512; 3D 512^3 float, one core, the best of 8 sweeps of the own points):
- * before, on unpadded lines, 1.26-1.29 GCells/s with ordinary stores and 1.00-1.05 streaming (four
- * lines side by side, a fence after each four); now, with streaming stores, 1.05-1.10 with the
- * lines starting one point before a cache line, 1.56 aligned, 1.83-1.89 aligned with the prefetch.
- * Where the lines stay in the L2 cache they are about as fast as the compiler's loops (3D 512 x 64
- * x 4: 4.05 against 3.7-4.0 GCells/s; 2D 2048 x 128: 6.1 against 5.8).
+ * in the L2, so that comes a tile's lines later: gpu/backend_cpu.c).
+ * Measured on this project's development VM (AVX-512; 3D 512^3 float, one
+ * core, the best of 8 sweeps of the own points): before, on unpadded lines,
+ * 1.26-1.29 GCells/s with ordinary stores and 1.00-1.05 streaming (four
+ * lines side by side, a fence after each four); now, with streaming stores,
+ * 1.05-1.10 with the lines starting one point before a cache line, 1.56
+ * aligned, 1.83-1.89 aligned with the prefetch.  Where the lines stay in the
+ * L2 cache they are about as fast as the compiler's loops (3D 512 x 64 x 4:
+ * 4.05 against 3.7-4.0 GCells/s; 2D 2048 x 128: 6.1 against 5.8).
  *
  * Non-temporal stores: a sweep over a field larger than the cache reads it
  * once and writes the other field once.  Ordinary stores first read every

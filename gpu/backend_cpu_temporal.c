@@ -12,15 +12,15 @@
  *                                     B in [b0 - t, b1 - t), within box[t]
  *
  * P is the planes one call computes side by side (cpu_plane_group: 2 in 3D
- * with the AVX-512 lines, else 1; 2D has P = 1).  Sweep t reads field[t % 2] and writes
- * field[(t + 1) % 2], as the plain sweeps do.  Why the order is right
- * (every value read is the one the plain order reads, and nothing is
- * overwritten before its last reader):
+ * with the AVX-512 lines, else 1; 2D has P = 1).  Sweep t reads
+ * field[t % 2] and writes field[(t + 1) % 2], as the plain sweeps do.  Why
+ * the order is right (every value read is the one the plain order reads,
+ * and nothing is overwritten before its last reader):
  * - sweep t at plane w needs sweep t-1 at planes w-1 .. w+1: sweep t-1's
  *   planes in this step reach s - t + P >= w + 1, made just before, the
- *   lower ones in this step or earlier ones; along B it needs [b0-t-1, b1-t+1), made by
- *   this tile's sweep t-1 ([b0-t+1, b1-t+1)) and the earlier tiles (below
- *   b0-t+1);
+ *   lower ones in this step or earlier ones; along B it needs [b0-t-1,
+ *   b1-t+1), made by this tile's sweep t-1 ([b0-t+1, b1-t+1)) and the
+ *   earlier tiles (below b0-t+1);
  * - writing plane w of field[(t+1) % 2] overwrites sweep t-2's values there,
  *   whose readers are sweep t-1's points at w-1 .. w+1 and B +-1: the ones
  *   of this tile are done (up to w+1, as above), later steps read from
