@@ -161,6 +161,27 @@ enum sb_isa cpu_simd_isa(void)
         for (int k = 0; k < planes; k++) /* else ordinary stores */                                \
             for (int r = 0; r < rows; r++)                                                         \
                 stream = stream && ((uintptr_t)(dst + k * sz + r * sy + wb) & 63) == 0;            \
+        /* the partial cache lines at the ends, asked for now and stored after                     \
+           the whole ones: an ordinary store to a line not in the cache waits                      \
+           for it, and the streamed stores behind it with it */                                    \
+        for (int k = 0; k < planes; k++)                                                           \
+            for (int r = 0; r < rows; r++) {                                                       \
+                if (first < wb)                                                                    \
+                    _mm_prefetch((const char *)(dst + k * sz + r * sy + first), _MM_HINT_T0);      \
+                if (we < x1)                                                                       \
+                    _mm_prefetch((const char *)(dst + k * sz + r * sy + we), _MM_HINT_T0);         \
+            }                                                                                      \
+        /* the planes z + planes + 1 ... that exist, at most `planes` of them */                   \
+        int ahead = l->ext[2] - (z + planes + 1);                                                  \
+        ahead = ahead < 0 ? 0 : ahead < planes ? ahead : planes;                                   \
+        if (o && stream)                                                                           \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, true);                \
+        else if (o)                                                                                \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, false);               \
+        else if (stream)                                                                           \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, true);                \
+        else                                                                                       \
+            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, false);               \
         for (int edge = 0; edge < 2; edge++) {                                                     \
             const int at = edge ? we : first;                                                      \
             if (edge ? we >= x1 : first == wb) continue;                                           \
@@ -176,17 +197,6 @@ enum sb_isa cpu_simd_isa(void)
                     }                                                                              \
             }                                                                                      \
         }                                                                                          \
-        /* the planes z + planes + 1 ... that exist, at most `planes` of them */                   \
-        int ahead = l->ext[2] - (z + planes + 1);                                                  \
-        ahead = ahead < 0 ? 0 : ahead < planes ? ahead : planes;                                   \
-        if (o && stream)                                                                           \
-            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, true);                \
-        else if (o)                                                                                \
-            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 1, false);               \
-        else if (stream)                                                                           \
-            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, true);                \
-        else                                                                                       \
-            NAME##_whole(c, dst, rows, planes, wb, we, sy, sz, wv, ahead, 0, false);               \
     }
 
 /* AVX-512: a masked load of the vector at p, lanes outside `m` read nothing
