@@ -163,9 +163,9 @@ enum sb_isa cpu_simd_isa(void)
                 stream = stream && ((uintptr_t)(dst + k * sz + r * sy + wb) & 63) == 0;            \
         /* the partial cache lines at the ends, asked for now and stored after                     \
            the whole ones: an ordinary store to a line not in the cache waits                      \
-           for it, likely with the streamed stores behind it (stored first                         \
-           without the prefetch: 3D 731 x 731 x 512 on 2 ranks, 8 sweeps, 736                      \
-           against 586 ms; docs/results/stencil-ragged-lines-ab.txt) */                            \
+           for it, and the streamed stores behind it with it (3D 731 x 731 x                       \
+           512 on 2 ranks, 8 sweeps: stored first or last without the prefetch                     \
+           774 and 795 ms, last with it 556; docs/results/stencil-ragged-lines-ab.txt) */          \
         for (int k = 0; k < planes; k++)                                                           \
             for (int r = 0; r < rows; r++) {                                                       \
                 if (first < wb)                                                                    \
