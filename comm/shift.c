@@ -131,9 +131,10 @@ static void shift_destroy(struct exchange *x)
 
 /* Seed 000 Eq. 1-3: 2k hops per phase, each a message of the phase's block;
  * with rendezvous a hop takes as many message times as the ring has
- * colours (2, or 3 on an odd ring: ring.h).  A ring of one copies, a ring
- * of two sends one hop and copies the others; the own payload is copied
- * into the buffer once.  On a torus, each turn also
+ * colours (2, or 3 on an odd ring: ring.h), the exchange's first hop two of
+ * them r(m) (hockney_round: the payloads just written, from a barrier).  A
+ * ring of one copies, a ring of two sends one hop and copies the others;
+ * the own payload is copied into the buffer once.  On a torus, each turn also
  * pays for the messages it puts on its busiest port or link (docs/MODEL.md). */
 static void shift_model(const struct hockney *h, const struct model_case *c, struct model_terms *t)
 {
@@ -152,6 +153,10 @@ static void shift_model(const struct hockney *h, const struct model_case *c, str
         int hops[2] = {pair ? 1 : c->k, pair ? 0 : c->k};
         if (pair) model_copy(t, h, 2.0 * c->k - 1.0, m);
         model_message(t, h, (double)(hops[0] + hops[1]) * turns, m);
+        /* the exchange's first hop sends the payloads just written, from a
+           barrier: two of its messages are the round pingpong times */
+        if (c->rendezvous && model_first_phase(c, d))
+            t->time += hockney_round(h, m) - 2.0 * hockney_time(h, m);
         if (!model_torus(h) || !c->rendezvous) continue;
         /* on a torus (model.torus), the messages of a turn may share ports
          * and links (team leaders hops apart): each turn of each hop waits

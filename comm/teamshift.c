@@ -588,7 +588,7 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
 {
     struct model_terms one = {0};
     if (distance % ring == 0) {
-        model_copy(&one, h, 1.0, bytes);
+        one.time = model_copy_time(h, 1.0, bytes);
     } else {
         model_pass(&one, h, bytes, own);
         model_contention(&one, h, 1.0, load, bytes);
@@ -596,16 +596,6 @@ static double pass_time(struct model_terms *t, const struct hockney *h, int ring
     t->messages += one.messages;
     t->bytes += one.bytes;
     return one.time;
-}
-
-/* The own block kept at window offset 0 (keep_own) and, on a ring of two,
- * the images copied (walk_window): `count` copies, not passes, costed
- * together (model_copy: one copy of them all once they outgrow a cache). */
-static double kept_time(struct model_terms *t, const struct hockney *h, int count, double bytes)
-{
-    double before = t->time;
-    model_copy(t, h, count, bytes);
-    return t->time - before;
 }
 
 /* On a torus (model.torus): the busiest port or link while every member
@@ -687,7 +677,9 @@ static void teamshift_model(const struct hockney *h, const struct model_case *c,
                     was_kept = false;
                     theirs = pair;
                 }
-            ready[i] += kept_time(&counted, h, kept, m); /* the copies together */
+            /* the own block kept at offset 0 (keep_own) and, on a ring of two,
+               the images (walk_window): copies, costed together */
+            ready[i] += model_copy_time(h, kept, m);
             if (i == 0) {
                 t->messages += counted.messages;
                 t->bytes += counted.bytes;

@@ -20,6 +20,13 @@
  *            exchange (not a loop spanning res_npp resolutions), after an
  *            untimed one; both ranks' times: x0(m), what direct's exchange
  *            is;
+ *   round    the Shift's hop on a ring of two as an exchange starts: each
+ *            rank writes its payload anew, a barrier, the source sends its
+ *            payload (pingpong.mode) and receives the destination's, which
+ *            receives first and sends its own; timed as start is, both
+ *            ranks' times: r(m), two messages that forward nothing (the
+ *            one-way loop forwards, and on shared memory a message read
+ *            where it was just written costs more);
  *   burst    pingpong.burst messages each way at once, whence the gap
  *            g(m) = (burst - duplex) / (burst messages - 1);
  *   fan      pingpong.burst messages one way at once (MPI_Isend), answered
@@ -35,8 +42,9 @@
  * machine whose speed drifts touches all alike, until pingpong.trials loops
  * or pingpong.max_seconds.  The chosen statistic (stats.statistic) of each
  * size and pattern makes the curves of hockney.json.  The last message of
- * every one-way and duplex loop, and every start step's, is compared byte
- * for byte with what was sent (pingpong.inject_fault: a test flips one).
+ * every one-way and duplex loop, and every start and round step's, is
+ * compared byte for byte with what was sent (pingpong.inject_fault: a test
+ * flips one).
  * With pingpong.background the other ranks exchange large messages in
  * pairs meanwhile (seed 000 sec. 6.2.2). */
 #include "command.h"
@@ -56,9 +64,17 @@ enum { NPP_INIT = 4, NPP_TRIALS = 21 };
 #define MAX_BURST_BUFFERS (1L << 30)
 
 /* The message patterns timed at every size. */
-enum pattern { P_ONEWAY, P_SEND, P_DUPLEX, P_START, P_BURST, P_FAN1, P_FAN, NPATTERNS };
-static const char *const pattern_name[NPATTERNS] = {"one_way", "send", "duplex", "start",
-                                                    "burst",   "fan1", "fan"};
+enum pattern { P_ONEWAY, P_SEND, P_DUPLEX, P_START, P_ROUND, P_BURST, P_FAN1, P_FAN, NPATTERNS };
+static const char *const pattern_name[NPATTERNS] = {"one_way", "send",  "duplex", "start",
+                                                    "round",   "burst", "fan1",   "fan"};
+
+/* The patterns timed on both ranks as an exchange is (the others on the
+ * source). */
+static bool both_ranks(enum pattern pt)
+{
+    return pt == P_START || pt == P_ROUND;
+}
+
 #define MAX_COPY_BYTES (256LL << 20)
 
 struct ping_plan {
@@ -73,7 +89,7 @@ struct ping_plan {
     const char *statistic;
 };
 
-/* One pattern's measurements at one size, on the source (start: both
+/* One pattern's measurements at one size, on the source (both_ranks: both
  * ranks' times, the destination's appended after the loops). */
 struct series {
     double *times; /* s per operation (one-way: half a round trip) */
@@ -318,6 +334,30 @@ static int start_step(struct pair *pr, int n, double *t)
     return SB_OK;
 }
 
+/* The Shift's hop on a ring of two as an exchange starts: the payload
+ * written anew, a barrier, the source sends and then receives, the
+ * destination receives and then sends its own; *t this rank's time of
+ * the second of two (the first untimed). */
+static int round_step(bool ssend, struct pair *pr, int n, double *t)
+{
+    int other = 1 - pr->me;
+    for (int step = 0; step < 2; step++) {
+        fill_pattern(pr->a, n, pr->me);
+        CHECK_MPI(MPI_Barrier(pr->comm));
+        double t1 = MPI_Wtime();
+        if (pr->me == 0) {
+            CHECK(send_to(ssend, pr->a, n, other, TAG_PING, pr->comm));
+            CHECK_MPI(MPI_Recv(pr->b, n, MPI_BYTE, other, TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
+        } else {
+            CHECK_MPI(MPI_Recv(pr->b, n, MPI_BYTE, other, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+            CHECK(send_to(ssend, pr->a, n, other, TAG_PONG, pr->comm));
+        }
+        *t = MPI_Wtime() - t1;
+    }
+    check_arrival(pr, P_ROUND, pr->b, n, other);
+    return SB_OK;
+}
+
 /* `reps` fans: the source sends `count` messages of n bytes at once, the
  * destination receives them and answers with an empty message; *t their
  * time on the source. */
@@ -390,7 +430,7 @@ static int choose_copies(const struct ping_plan *p, struct pair *pr, long long n
 }
 
 /* One timed loop of pattern `pt` at size z; the source records its time
- * (start: both ranks do). */
+ * (both_ranks: both do). */
 static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhead,
                       struct ping_size *z, enum pattern pt)
 {
@@ -408,6 +448,9 @@ static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhea
         break;
     case P_START:
         CHECK(start_step(pr, n, &t));
+        break;
+    case P_ROUND:
+        CHECK(round_step(p->ssend, pr, n, &t));
         break;
     case P_BURST: {
         long reps = (z->npp + p->burst - 1) / p->burst;
@@ -427,7 +470,7 @@ static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhea
         break;
     }
     struct series *s = &z->s[pt];
-    if (pr->me == 0 || pt == P_START) s->times[s->n++] = (t - overhead) / per;
+    if (pr->me == 0 || both_ranks(pt)) s->times[s->n++] = (t - overhead) / per;
     return SB_OK;
 }
 
@@ -446,23 +489,25 @@ static int timed_copies(struct pair *pr, double overhead, struct copy_size *z)
     return SB_OK;
 }
 
-/* The destination's start times to the source, after the source's own:
- * an exchange's time is every rank's. */
-static int merge_start(const struct ping_plan *p, struct pair *pr, struct ping_size *sizes)
+/* The destination's start and round times to the source, after the
+ * source's own: an exchange's time is every rank's. */
+static int merge_both(const struct ping_plan *p, struct pair *pr, struct ping_size *sizes)
 {
-    for (int s = 0; s < p->nbytes; s++) {
-        struct series *x = &sizes[s].s[P_START];
-        if (pr->me == 1) {
-            CHECK_MPI(MPI_Send(&x->n, 1, MPI_LONG, 0, TAG_PING, pr->comm));
-            CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, TAG_PONG, pr->comm));
-            continue;
+    for (int s = 0; s < p->nbytes; s++)
+        for (int pt = 0; pt < NPATTERNS; pt++) {
+            if (!both_ranks(pt)) continue;
+            struct series *x = &sizes[s].s[pt];
+            if (pr->me == 1) {
+                CHECK_MPI(MPI_Send(&x->n, 1, MPI_LONG, 0, TAG_PING, pr->comm));
+                CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, TAG_PONG, pr->comm));
+                continue;
+            }
+            long n;
+            CHECK_MPI(MPI_Recv(&n, 1, MPI_LONG, 1, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Recv(x->times + x->n, (int)n, MPI_DOUBLE, 1, TAG_PONG, pr->comm,
+                               MPI_STATUS_IGNORE));
+            x->n += n;
         }
-        long n;
-        CHECK_MPI(MPI_Recv(&n, 1, MPI_LONG, 1, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-        CHECK_MPI(MPI_Recv(x->times + x->n, (int)n, MPI_DOUBLE, 1, TAG_PONG, pr->comm,
-                           MPI_STATUS_IGNORE));
-        x->n += n;
-    }
     return SB_OK;
 }
 
@@ -473,8 +518,7 @@ static int measure(const struct ping_plan *p, struct pair *pr, const struct time
     for (int s = 0; s < p->nbytes; s++) {
         double unused;
         CHECK(round_trips(p->ssend, pr, (int)sizes[s].bytes, p->warmup, false, &unused));
-        CHECK(choose_npp(p, pr, (int)sizes[s].bytes, tc->resolution, tc->overhead,
-                         &sizes[s].npp));
+        CHECK(choose_npp(p, pr, (int)sizes[s].bytes, tc->resolution, tc->overhead, &sizes[s].npp));
     }
     for (int s = 0; s < p->ncopy; s++)
         CHECK(choose_copies(p, pr, copy[s].bytes, tc->resolution, tc->overhead, &copy[s].reps));
@@ -504,7 +548,7 @@ static int measure(const struct ping_plan *p, struct pair *pr, const struct time
             CHECK(timed_copies(pr, tc->overhead, &copy[s]));
     }
     log_progress_done();
-    return merge_start(p, pr, sizes);
+    return merge_both(p, pr, sizes);
 }
 
 /* The others, in pairs, exchange large messages until the source says stop;
@@ -644,16 +688,17 @@ static void print_tables(const struct ping_plan *p, const struct ping_size *size
         const struct stats *a = &z->s[P_ONEWAY].all, *f = &z->s[P_ONEWAY].filtered;
         log_info("%9lld %5ld %6zu %9.3f %9.3f %9.3f %10.3f %9.3f %6.2f %7.3f | %6zu %9.3f %9.3f "
                  "| %9.1f %9.1f",
-                 z->bytes, z->npp, a->n, a->min * 1e6, a->median * 1e6, a->mean * 1e6,
-                 a->max * 1e6, a->stddev * 1e6, a->cv * 100, a->rse * 100, f->n, f->mean * 1e6,
-                 f->stddev * 1e6, rate(z->bytes, a->min), rate(z->bytes, a->median));
+                 z->bytes, z->npp, a->n, a->min * 1e6, a->median * 1e6, a->mean * 1e6, a->max * 1e6,
+                 a->stddev * 1e6, a->cv * 100, a->rse * 100, f->n, f->mean * 1e6, f->stddev * 1e6,
+                 rate(z->bytes, a->min), rate(z->bytes, a->median));
     }
     log_info("\nthe patterns the models use (%s of each, us; start: a step alone as an exchange "
-             "starts, both ranks; burst: %ld messages each way at once; gap = (burst - duplex) / "
-             "%ld):",
+             "starts, both ranks; round: the Shift's hop on a ring of two as an exchange starts, "
+             "two messages, both ranks; burst: %ld messages each way at once; gap = (burst - "
+             "duplex) / %ld):",
              p->statistic, p->burst, p->burst - 1);
-    log_info("%9s %10s %10s %10s %10s %10s %10s %10s", "bytes", "one-way", "send", "duplex",
-             "start", "burst", "gap", "fan gap");
+    log_info("%9s %10s %10s %10s %10s %10s %10s %10s %10s", "bytes", "one-way", "send", "duplex",
+             "start", "round", "burst", "gap", "fan gap");
     for (int s = 0; s < p->nbytes; s++) {
         const struct ping_size *z = &sizes[s];
         double v[NPATTERNS];
@@ -661,9 +706,9 @@ static void print_tables(const struct ping_plan *p, const struct ping_size *size
             v[pt] = timed_pattern(p, pt) ? chosen(p, &z->s[pt]) : chosen(p, &z->s[P_ONEWAY]);
         double gap = (v[P_BURST] - v[P_DUPLEX]) / (double)(p->burst - 1);
         double fan = (v[P_FAN] - v[P_FAN1]) / (double)(p->burst - 1);
-        log_info("%9lld %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", z->bytes,
+        log_info("%9lld %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", z->bytes,
                  v[P_ONEWAY] * 1e6, v[P_SEND] * 1e6, v[P_DUPLEX] * 1e6, v[P_START] * 1e6,
-                 v[P_BURST] * 1e6, gap * 1e6, fan * 1e6);
+                 v[P_ROUND] * 1e6, v[P_BURST] * 1e6, gap * 1e6, fan * 1e6);
     }
     log_info("\nmemcpy on both ranks at once (%s, us):", p->statistic);
     for (int s = 0; s < p->ncopy; s++)
@@ -687,8 +732,8 @@ static void print_hockney(const struct hockney *h)
         log_info("  fit %s %.0f..%.0f bytes: alpha %.3f us, beta %.4g ns/byte (%.3g GB/s), "
                  "relative rms %.1f%%",
                  c->nsegments == 2 ? (i ? "above the break," : "below the break,") : "over",
-                 s->from, s->to, s->alpha * 1e6, s->beta * 1e9,
-                 s->beta > 0 ? 1e-9 / s->beta : 0.0, s->rms * 100);
+                 s->from, s->to, s->alpha * 1e6, s->beta * 1e9, s->beta > 0 ? 1e-9 / s->beta : 0.0,
+                 s->rms * 100);
     }
     if (c->nsegments == 2)
         log_info("  the protocol changes between %.0f and %.0f bytes (the eager limit, found in "
@@ -720,18 +765,18 @@ static void build_curves(const struct ping_plan *p, const struct ping_size *size
         const struct ping_size *z = &sizes[s];
         double m = (double)z->bytes, duplex = chosen(p, &z->s[P_DUPLEX]);
         double gap = (chosen(p, &z->s[P_BURST]) - duplex) / (double)(p->burst - 1);
-        double fan =
-            (chosen(p, &z->s[P_FAN]) - chosen(p, &z->s[P_FAN1])) / (double)(p->burst - 1);
+        double fan = (chosen(p, &z->s[P_FAN]) - chosen(p, &z->s[P_FAN1])) / (double)(p->burst - 1);
         h->fan.point[s] = (struct hockney_point){m, fan > 0 ? fan : 0.0};
         h->oneway.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_ONEWAY])};
         h->send.point[s] =
             (struct hockney_point){m, chosen(p, &z->s[p->ssend ? P_SEND : P_ONEWAY])};
         h->duplex.point[s] = (struct hockney_point){m, duplex};
         h->start.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_START])};
+        h->round.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_ROUND])};
         h->gap.point[s] = (struct hockney_point){m, gap > 0 ? gap : 0.0};
     }
-    h->oneway.npoints = h->send.npoints = h->duplex.npoints = h->start.npoints = h->gap.npoints =
-        h->fan.npoints = p->nbytes;
+    h->oneway.npoints = h->send.npoints = h->duplex.npoints = h->start.npoints = h->round.npoints =
+        h->gap.npoints = h->fan.npoints = p->nbytes;
     for (int s = 0; s < p->ncopy; s++)
         h->copy.point[s] =
             (struct hockney_point){(double)copy[s].bytes, fmax(chosen(p, &copy[s].s), 0.0)};
@@ -770,10 +815,11 @@ static int report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_si
              ok ? "true" : "false", checked[0], checked[1]);
     if (!ctx->out_dir) return ok ? SB_OK : SB_EVERIFY;
     cJSON *hj = hockney_to_json(&h);
-    cJSON_AddItemToObject(hj, "environment", report_environment(ctx->nranks, &ctx->timer, &ctx->placement));
+    cJSON_AddItemToObject(hj, "environment",
+                          report_environment(ctx->nranks, &ctx->timer, &ctx->placement));
     CHECK(report_finish_json(ctx->out_dir, "hockney.json", hj));
-    cJSON *root =
-        report_summary_begin("pingpong", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
+    cJSON *root = report_summary_begin("pingpong", ctx->cfg, ctx->cmd->sections, ctx->nranks,
+                                       &ctx->timer, &ctx->placement);
     cJSON_AddBoolToObject(root, "verified", ok);
     cJSON_AddNumberToObject(root, "messages_compared", (double)checked[0]);
     cJSON_AddNumberToObject(root, "messages_wrong", (double)checked[1]);
@@ -854,9 +900,9 @@ int cmd_pingpong(struct run_ctx *ctx)
     struct ping_size *sizes = sb_calloc((size_t)p.nbytes, sizeof *sizes, "sizes");
     for (int s = 0; s < p.nbytes; s++) {
         sizes[s].bytes = p.bytes[s];
-        for (int pt = 0; pt < NPATTERNS; pt++) /* start: both ranks' */
+        for (int pt = 0; pt < NPATTERNS; pt++)
             sizes[s].s[pt].times =
-                sb_malloc((size_t)p.trials * (pt == P_START ? 2 : 1) * sizeof(double), "timings");
+                sb_malloc((size_t)p.trials * (both_ranks(pt) ? 2 : 1) * sizeof(double), "timings");
     }
     struct copy_size *copy = sb_calloc((size_t)p.ncopy, sizeof *copy, "copy sizes");
     for (int s = 0; s < p.ncopy; s++) {
@@ -868,7 +914,7 @@ int cmd_pingpong(struct run_ctx *ctx)
     CHECK_MPI(MPI_Comm_split(ctx->world, in_pair ? 0 : MPI_UNDEFINED, ctx->rank == p.source ? 0 : 1,
                              &pr.comm));
     log_info("\npingpong: ranks %d and %d, %s, %d sizes, %s of each size for the models; "
-             "patterns: one-way, %sduplex, start, burst of %ld, copy%s",
+             "patterns: one-way, %sduplex, start, round, burst of %ld, copy%s",
              p.source, p.dest, p.ssend ? "MPI_Ssend" : "MPI_Send", p.nbytes, p.statistic,
              p.ssend ? "MPI_Send, " : "", p.burst,
              p.background && ctx->nranks >= 4 ? "; other ranks sending 1 MiB in pairs" : "");

@@ -106,12 +106,12 @@ double hockney_curve_time(const struct hockney_curve *c, double m)
     return t > 0 ? t : 0.0;
 }
 
-const char *const hockney_more_names[HOCKNEY_MORE] = {"send", "duplex", "start",
+const char *const hockney_more_names[HOCKNEY_MORE] = {"send", "duplex", "start", "round",
                                                       "gap",  "fan",    "copy"};
 
 struct hockney_curve *hockney_more(const struct hockney *h, int i)
 {
-    const struct hockney_curve *more[HOCKNEY_MORE] = {&h->send, &h->duplex, &h->start,
+    const struct hockney_curve *more[HOCKNEY_MORE] = {&h->send, &h->duplex, &h->start, &h->round,
                                                       &h->gap,  &h->fan,    &h->copy};
     return (struct hockney_curve *)more[i];
 }
@@ -159,6 +159,11 @@ double hockney_duplex(const struct hockney *h, double m)
 double hockney_start(const struct hockney *h, double m)
 {
     return h->start.npoints ? hockney_curve_time(&h->start, m) : hockney_duplex(h, m);
+}
+
+double hockney_round(const struct hockney *h, double m)
+{
+    return h->round.npoints ? hockney_curve_time(&h->round, m) : 2.0 * hockney_time(h, m);
 }
 
 double hockney_gap(const struct hockney *h, double m)
@@ -295,7 +300,7 @@ int hockney_load(struct hockney *h, const char *path, struct sb_msg *m)
     if (!ok)
         return sb_fail(m, SB_EUSAGE,
                        "model.hockney = %s: needs per_size [{bytes, time_s}, ...] at 2 or more "
-                       "sizes, and the same in send, duplex, start, gap, fan and copy where "
+                       "sizes, and the same in send, duplex, start, round, gap, fan and copy where "
                        "present (shiftbox pingpong --out DIR writes it)",
                        path);
     struct sb_msg why;

@@ -13,6 +13,10 @@
  *   start   one such step alone, as an exchange starts: a payload just
  *           written, a barrier, a message each way, both ranks' times
  *           (what an exchange that sends only its own payload costs);
+ *   round   the Shift's hop on a ring of two as an exchange starts: a
+ *           payload just written, a barrier, one rank sends it (the
+ *           one-way curve's send) and receives the other's, which receives
+ *           first and then sends its own; both ranks' times, two messages;
  *   gap     the time each further message adds when several travel each
  *           way at once (LogGP's g, at each size): 0 where latencies
  *           overlap completely, the whole message time where nothing does;
@@ -28,7 +32,7 @@
  * elsewhere) stands for a full-duplex network whose latencies overlap:
  * send = duplex = one-way, gap = beta m, and copies free (seed 000's model
  * counts messages only); a file without start (before it was measured)
- * takes start = duplex. */
+ * takes start = duplex, one without round takes two one-way times. */
 #ifndef SB_HOCKNEY_H
 #define SB_HOCKNEY_H
 
@@ -67,6 +71,7 @@ struct hockney {
     struct hockney_curve send;   /* one-way with MPI_Send */
     struct hockney_curve duplex; /* x(m): a message each way at once, forwarded */
     struct hockney_curve start;  /* x0(m): the same as an exchange starts */
+    struct hockney_curve round;  /* r(m): a Shift hop of two messages as an exchange starts */
     struct hockney_curve gap;    /* g(m): each further message in flight each way */
     struct hockney_curve fan;    /* f(m): each further message one way */
     struct hockney_curve copy;   /* memcpy inside a rank */
@@ -104,6 +109,9 @@ double hockney_send(const struct hockney *h, double m);
 double hockney_duplex(const struct hockney *h, double m);
 /* The same as the step that starts an exchange: x0(m) (x(m) without a measurement). */
 double hockney_start(const struct hockney *h, double m);
+/* The Shift's hop on a ring of two as an exchange starts, two messages:
+ * r(m) (2 c(m) without a measurement). */
+double hockney_round(const struct hockney *h, double m);
 /* What each further message in flight adds: g(m) (beta m without a measurement). */
 double hockney_gap(const struct hockney *h, double m);
 /* What each further message one way adds: f(m) (half the gap, or beta m,
@@ -114,7 +122,7 @@ double hockney_fan(const struct hockney *h, double m);
 double hockney_copy(const struct hockney *h, double m);
 
 /* The curves beside the one-way one, as hockney.json names them. */
-enum { HOCKNEY_MORE = 6 };
+enum { HOCKNEY_MORE = 7 };
 extern const char *const hockney_more_names[HOCKNEY_MORE];
 /* Curve i of h (as strchr does, the const of h is the caller's to keep). */
 struct hockney_curve *hockney_more(const struct hockney *h, int i);

@@ -198,7 +198,8 @@ const struct key_spec config_keys[] = {
      "1: the other ranks exchange 1 MiB messages in pairs meanwhile (seed 000 sec. 6.2.2)"},
     {"pingpong", "histogram_bins", KEY_INT, "20", 1, 10000, NO_REAL, NULL,
      "bins of each size's histogram, over [min, cut_coef x median)"},
-    {"pingpong", "inject_fault", KEY_CHOICE, "none", NO_INT, NO_REAL, "none|one_way|duplex|start",
+    {"pingpong", "inject_fault", KEY_CHOICE, "none", NO_INT, NO_REAL,
+     "none|one_way|duplex|start|round",
      "test: flip one byte of every checked message of that pattern (one_way: the one-way "
      "and MPI_Send loops) before it is compared (the run must then exit 1 with verified: "
      "false)"},

@@ -65,18 +65,27 @@ void model_pass(struct model_terms *t, const struct hockney *h, double bytes, bo
         model_lockstep(t, h, 1.0, bytes);
 }
 
+double model_copy_time(const struct hockney *h, double count, double bytes)
+{
+    if (count <= 0) return 0.0;
+    /* model.smp: the copy as a superstep of seed 003's good family */
+    if (h->smp.have) return count * smp_copy_time(&h->smp, bytes);
+    double each = count * hockney_copy(h, bytes), all = hockney_copy(h, count * bytes);
+    return each > all ? each : all;
+}
+
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes)
 {
     if (count <= 0) return;
-    /* model.smp: the copy as a superstep of seed 003's good family */
-    if (h->smp.have) {
-        t->time += count * smp_copy_time(&h->smp, bytes);
-        return;
-    }
-    /* Each copy at its own size while the whole fits a cache; copies that
-     * together stream through memory at the rate of one copy of them all. */
-    double each = count * hockney_copy(h, bytes), all = hockney_copy(h, count * bytes);
-    t->time += each > all ? each : all;
+    t->copies_each += model_copy_time(h, count, bytes);
+    t->copies_bytes += count * bytes;
+}
+
+double model_copies_time(const struct hockney *h, const struct model_terms *t)
+{
+    if (h->smp.have || t->copies_bytes <= 0) return t->copies_each;
+    double all = hockney_copy(h, t->copies_bytes);
+    return t->copies_each > all ? t->copies_each : all;
 }
 
 double model_shift_1d(const struct hockney *h, int k, double m, bool rendezvous)
@@ -93,6 +102,7 @@ int model_predict(const struct hockney *h, const struct model_case *c, struct mo
         return sb_fail(m, SB_EUSAGE, "no cost model for module '%s'", c->module);
     CHECK(model_torus_fits(h, (long long)c->dims[0] * c->dims[1] * c->dims[2] * c->team_size, m));
     ops->model(h, c, out);
+    out->time += model_copies_time(h, out);
     return SB_OK;
 }
 

@@ -24,6 +24,10 @@ struct model_terms {
     double time;     /* s, along the slowest rank's path */
     double messages; /* that rank sends, or receives at a gather */
     double bytes;    /* in them */
+    /* The exchange's copies (model_copy), costed together as it ends
+     * (model_predict adds model_copies_time to time): each at its own size,
+     * and how many bytes they make together. */
+    double copies_each, copies_bytes;
 };
 
 struct config;
@@ -77,9 +81,18 @@ void model_start(struct model_terms *t, const struct hockney *h, double n, doubl
  * caller's payload, the exchange's first step (model_start), otherwise a
  * step of a chain (model_lockstep). */
 void model_pass(struct model_terms *t, const struct hockney *h, double bytes, bool payload);
-/* `count` copies of `bytes` inside a rank: the measured memcpy, or with
- * model.smp seed 003's good family (src/smp/copymodel.h); not messages. */
+/* `count` copies of `bytes` inside a rank, not messages: the measured
+ * memcpy, or with model.smp seed 003's good family (src/smp/copymodel.h).
+ * The time of such copies made together: each at its own size while they
+ * all fit a cache, at the rate of one copy of them all once they stream
+ * from memory (the larger of the two). */
+double model_copy_time(const struct hockney *h, double count, double bytes);
+/* The same copies among the exchange's others, all costed together as it
+ * ends (model_copies_time): for the modules whose copies lie on one rank's
+ * path, one after another. */
 void model_copy(struct model_terms *t, const struct hockney *h, double count, double bytes);
+/* The time of the copies model_copy gathered in t. */
+double model_copies_time(const struct hockney *h, const struct model_terms *t);
 
 /* ---- the network beyond the ports: model.torus (src/model_net.c) ---- */
 

@@ -20,8 +20,9 @@ assert [p["bytes"] for p in h["per_size"]] == [0, 10, 100, 1000, 10000, 100000]
 assert all("beta_s_per_byte" in p for p in h["per_size"] if p["bytes"] > 0)
 assert all(p["beta_s_per_byte"] > 0 for p in h["per_size"] if p["bytes"] >= 10000)
 assert h["environment"]["mpi_library"] and h["statistic"] == "mean"
-assert [p["bytes"] for p in h["start"]["per_size"]] == [p["bytes"] for p in h["per_size"]]
-assert all(p["time_s"] > 0 for p in h["start"]["per_size"])
+for curve in ("start", "round"):
+    assert [p["bytes"] for p in h[curve]["per_size"]] == [p["bytes"] for p in h["per_size"]]
+    assert all(p["time_s"] > 0 for p in h[curve]["per_size"])
 s = json.load(open(f"{d}/summary.json"))
 assert s["command"] == "pingpong" and len(s["sizes"]) == 6
 for z in s["sizes"]:
@@ -49,14 +50,15 @@ s = json.load(open(f"{sys.argv[1]}/summary.json"))
 sized = [z for z in s["sizes"] if z["bytes"] > 0]
 duplex = sum(2 * z["duplex_s"]["n"] for z in sized)  # both ranks check each loop
 start = sum(z["start_s"]["n"] for z in sized)  # both ranks' steps, each checked
+round_ = sum(z["round_s"]["n"] for z in sized)  # the same
 # one-way: the source checks its timed loops and those choosing npp: all the rest
-want = {"duplex": duplex, "start": start,
-        "one_way": s["messages_compared"] - duplex - start}[sys.argv[2]]
+want = {"duplex": duplex, "start": start, "round": round_,
+        "one_way": s["messages_compared"] - duplex - start - round_}[sys.argv[2]]
 print(f"{s['messages_wrong']} wrong of {s['messages_compared']}, {want} expected")
 assert not s["verified"] and s["messages_wrong"] == want < s["messages_compared"]
 PYEOF
 }
-for pattern in one_way duplex start; do
+for pattern in one_way duplex start round; do
     expect "pingpong: a byte flipped in every $pattern message is caught" 1 \
         'verified: false' "arrived with wrong bytes" -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.inject_fault=$pattern \
@@ -65,7 +67,7 @@ for pattern in one_way duplex start; do
     expect "... exactly the $pattern messages counted wrong" 0 'expected' -- \
         inject_counts "$TEST_TMP/inject-$pattern" $pattern
 done
-expect "pingpong.inject_fault: accepted values named" 2 'none\|one_way\|duplex\|start' -- \
+expect "pingpong.inject_fault: accepted values named" 2 'none\|one_way\|duplex\|start\|round' -- \
     "$SHIFTBOX" pingpong -s pingpong.inject_fault=burst
 # tools/duplex_variants.sh: a duplex step written four ways (docs/MODEL.md)
 expect "duplex_variants: four ways of one message each way, every last message checked" 0 \

@@ -524,6 +524,113 @@ static void test_start_curve(void **state)
     }
 }
 
+/* The round curve r(m) (pingpong's round: the Shift's hop on a ring of two
+ * as an exchange starts) costs the exchange's first hop, two of its
+ * messages, in place of 2 c(m); later hops and phases keep c(m), and a
+ * file without it takes 2 c(m). */
+static void test_round_curve(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_float_equal(hockney_round(&h, 1000), 2 * hockney_time(&h, 1000), 1e-15);
+    struct model_case c = {.module = "shift",
+                           .k = 2,
+                           .phases = PHASE_X | PHASE_Y | PHASE_Z,
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
+    static const int grids[][3] = {{2, 1, 1}, {4, 4, 4}, {5, 3, 2}, {1, 2, 2}};
+    double before[4];
+    for (int g = 0; g < 4; g++) {
+        struct model_terms t;
+        memcpy(c.dims, grids[g], sizeof c.dims);
+        assert_int_equal(model_predict(&h, &c, &t, NULL), SB_OK);
+        before[g] = t.time;
+    }
+    struct hockney round = h; /* r(m) = 3 c(m) */
+    for (int i = 0; i < h.oneway.npoints; i++) {
+        struct hockney_point p = h.oneway.point[i];
+        round.round.point[round.round.npoints++] = (struct hockney_point){p.bytes, 3 * p.time};
+    }
+    assert_int_equal(hockney_fit(&round, &m), SB_OK);
+    for (int g = 0; g < 4; g++) {
+        struct model_terms t;
+        memcpy(c.dims, grids[g], sizeof c.dims);
+        assert_int_equal(model_predict(&round, &c, &t, NULL), SB_OK);
+        /* one c(m) more, in the first phase only: its block is the payload
+           (a ring of one along x: copies, and y's first hop its own block,
+           not the payload) */
+        double more = grids[g][0] == 1 ? 0 : hockney_time(&h, 1000);
+        assert_float_equal((t.time - before[g]), more, 1e-13);
+        c.rendezvous = false; /* one message time a hop: seed 000 Eq. 1 */
+        struct model_terms eq1, eq1_round;
+        assert_int_equal(model_predict(&h, &c, &eq1, NULL), SB_OK);
+        assert_int_equal(model_predict(&round, &c, &eq1_round, NULL), SB_OK);
+        assert_float_equal(eq1.time, eq1_round.time, 1e-15);
+        c.rendezvous = true;
+    }
+    /* written with the others and read back; without it, 2 c(m) again */
+    for (int drop = 0; drop < 2; drop++) {
+        cJSON *j = hockney_to_json(&round);
+        assert_non_null(cJSON_GetObjectItem(j, "round"));
+        if (drop) cJSON_DeleteItemFromObject(j, "round");
+        char path[] = "/tmp/test_model_roundXXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        char *text = cJSON_Print(j);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        free(text);
+        cJSON_Delete(j);
+        struct hockney back;
+        assert_int_equal(hockney_load(&back, path, &m), SB_OK);
+        unlink(path);
+        assert_float_equal(hockney_round(&back, 1000), (drop ? 2 : 3) * hockney_time(&h, 1000),
+                           1e-15);
+    }
+}
+
+/* An exchange's copies are costed together (assumption 6): direct on two
+ * ranks in a row at k = 2 copies the payload into the centre and its two
+ * images, and the neighbour's into its second slot, four copies of 1000
+ * bytes, which stream as one copy of 4000 bytes does where that is
+ * slower than four of 1000 (here the copy's time grows as the square of
+ * its size between 1000 and 10000 bytes). */
+static void test_copies_together(void **state)
+{
+    (void)state;
+    struct hockney h;
+    table1(&h);
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){1000, 1e-6};
+    h.copy.point[h.copy.npoints++] = (struct hockney_point){10000, 100e-6};
+    struct sb_msg m;
+    assert_int_equal(hockney_fit(&h, &m), SB_OK);
+    assert_float_equal(hockney_copy(&h, 4000), 16e-6, 1e-15);
+    struct hockney no_copy = h;
+    no_copy.copy.npoints = 0;
+    struct model_case c = {.module = "direct",
+                           .k = 2,
+                           .phases = PHASE_X,
+                           .dims = {2, 1, 1},
+                           .team_size = 1,
+                           .bytes = 1000,
+                           .rendezvous = true};
+    struct model_terms with, without;
+    assert_int_equal(model_predict(&h, &c, &with, NULL), SB_OK);
+    assert_int_equal(model_predict(&no_copy, &c, &without, NULL), SB_OK);
+    /* apart: max(3 x 1, 9) + 1 = 10 us */
+    assert_float_equal((with.time - without.time), 16e-6, 1e-13);
+    /* the same copies, gathered by model_copy in any grouping */
+    struct model_terms t = {0};
+    model_copy(&t, &h, 3, 1000);
+    model_copy(&t, &h, 1, 1000);
+    assert_float_equal(model_copies_time(&h, &t), 16e-6, 1e-13);
+    assert_float_equal(model_copy_time(&h, 3, 1000), 9e-6, 1e-13);
+}
+
 /* A gather's root pays the receive of a part that reached it before it was
  * ready (the one-way gap of nothing, f(0)); a part arriving while the root
  * waits is taken on arrival. */
@@ -652,6 +759,8 @@ int main(void)
         cmocka_unit_test(test_start_curve),
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_copy_curve),
+        cmocka_unit_test(test_round_curve),
+        cmocka_unit_test(test_copies_together),
         cmocka_unit_test(test_gather_early_part),
         cmocka_unit_test(test_torus_loads),
         cmocka_unit_test(test_shift_turn_loads),
