@@ -811,7 +811,7 @@ static int report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_si
     print_hockney(&h);
     bool ok = checked[1] == 0;
     log_info("\nverified: %s (the last message of every one-way and duplex loop and every start "
-             "step, %ld messages, compared byte for byte with what was sent; %ld differed)",
+             "and round step, %ld messages, compared byte for byte with what was sent; %ld differed)",
              ok ? "true" : "false", checked[0], checked[1]);
     if (!ctx->out_dir) return ok ? SB_OK : SB_EVERIFY;
     cJSON *hj = hockney_to_json(&h);

@@ -213,7 +213,8 @@ const struct key_spec config_keys[] = {
      "Shift's repacking) costed by seed 003's good family instead of the Hockney beta"},
     {"model", "rendezvous", KEY_BOOL, "1", NO_INT, NO_REAL, NULL,
      "a rank cannot send and receive at once (MPI_Ssend): the Shift's hops take one message "
-     "time per ring colour (seed 000 Eq. 3)"},
+     "time per ring colour (seed 000 Eq. 3), the exchange's first hop two of them the round "
+     "pattern r(m)"},
     {"model", "auto_margin", KEY_REAL, "0.1", NO_INT, 0.0, 1.0, NULL,
      "exchange.module = auto takes Team Shift only where every other module's prediction "
      "exceeds its own by more than this fraction (its model, with a team's collectives, is "

@@ -30,8 +30,8 @@ for z in s["sizes"]:
         assert {"min", "median", "mean", "max", "variance", "stddev", "cv", "std_error",
                 "rse"} <= set(z[part])
     assert z["npp"] >= 1 and z["one_way_s"]["n"] >= 100
-    assert z["start_s"]["n"] == 2 * z["duplex_s"]["n"]  # both ranks' start steps
-    assert z["start_s"]["min"] > 0
+    for both in ("start_s", "round_s"):  # both ranks' steps
+        assert z[both]["n"] == 2 * z["duplex_s"]["n"] and z[both]["min"] > 0
     assert sum(z["histogram"]["counts"]) + z["histogram"]["above"] == z["one_way_s"]["n"]
     assert set(z["rate_mb_per_s"]) == {"from_min", "from_median", "from_mean"}
 PYEOF
