@@ -480,7 +480,8 @@ static int walk_pair_uniform(struct exchange *x, struct teamshift *s, int d, int
  * this box: the first pass that reaches an odd offset brings the
  * neighbour's block, every later one is a copy of it (the neighbour's
  * member i walks the same offsets, so both ends of that pass agree), every
- * even offset a copy of the own block (those after it: pair_images). */
+ * even offset a copy of the own block (those after it: pair_images); with
+ * uniform payloads walk_pair_uniform makes those copies first. */
 static int walk_window(struct exchange *x, struct teamshift *s, int d, int tag, int blocks)
 {
     const struct topology *t = x->topo;
