@@ -107,13 +107,31 @@ enum sb_isa cpu_simd_isa(void)
     {                                                                                              \
         enum { CL = 64 / sizeof(T) }; /* points per cache line: 1 or 2 vectors */                  \
         const ptrdiff_t all = (ptrdiff_t)planes * sz;                                              \
-        /* per cache line of x, the planes (3D) and the lines (2D) one after                       \
-           the other, sz and sy apart (with a pointer to each line from an                         \
-           array: 2D 16384^2 on the EPYC streamed 16.3-17.8 GB/s, against                          \
+        /* the common case; in 3D the planes side by side.  Folded into the                        \
+           general loop below (ed00513), 2D temporal blocking (rows of one line                    \
+           in the cache) ran 1.6-1.8x slower: 16384^2 at depth 4 and 8, 1.77                       \
+           and 2.14 against 2.80-3.10 and 3.53-3.75 GCells/s                                       \
+           (docs/results/stencil-2d-temporal-ab.txt) */                                            \
+        if (rows == 1) {                                                                           \
+            for (int x = wb; x < we; x += CL) {                                                    \
+                for (int k = 0; O && k < ahead; k++) /* the next call's new planes */              \
+                    _mm_prefetch((const char *)(c0 + x + all + (k + 1) * sz), _MM_HINT_T1);        \
+                for (ptrdiff_t p = 0; p < all; p += sz)                                            \
+                    for (int v = x; v < x + CL; v += (LANES)) {                                    \
+                        V s;                                                                       \
+                        SUM(s, O, LOADU, c0 + p + v, ZERO, ADD, MUL);                              \
+                        if (stream)                                                                \
+                            STREAM(d0 + p + v, s);                                                 \
+                        else                                                                       \
+                            STOREU(d0 + p + v, s);                                                 \
+                    }                                                                              \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        /* the lines one after the other, sy apart (with a pointer to each line                    \
+           from an array: 2D 16384^2 on the EPYC streamed 16.3-17.8 GB/s, against                  \
            19.8-20.3) */                                                                           \
-        for (int x = wb; x < we; x += CL) {                                                        \
-            for (int k = 0; O && k < ahead; k++) /* the next call's new planes */                  \
-                _mm_prefetch((const char *)(c0 + x + all + (k + 1) * sz), _MM_HINT_T1);            \
+        for (int x = wb; x < we; x += CL)                                                          \
             for (ptrdiff_t p = 0; p < all; p += sz)                                                \
                 for (ptrdiff_t r = p; r < p + rows * sy; r += sy) /* a whole cache line a line */  \
                     for (int v = x; v < x + CL; v += (LANES)) {                                    \
@@ -124,7 +142,6 @@ enum sb_isa cpu_simd_isa(void)
                         else                                                                       \
                             STOREU(d0 + r + v, s);                                                 \
                     }                                                                              \
-        }                                                                                          \
     }                                                                                              \
                                                                                                    \
     __attribute__((target(TARGET))) static void NAME(                                              \
