@@ -312,40 +312,29 @@ static int exchanges(struct pair *pr, int n, long reps, int count, double *t)
     return SB_OK;
 }
 
-/* One step as an exchange starts (what shiftbox exchange times): the
- * payload written anew, a barrier, a message each way; *t this rank's
- * time.  Each timed step follows an untimed one, as an exchange follows
- * the one before (which left its buffers in the caches; the patterns
- * taking turns do not).  Every timed step's arrival is compared. */
-static int start_step(struct pair *pr, int n, double *t)
+/* One step alone as an exchange starts (what shiftbox exchange times): the
+ * payload written anew, a barrier, then
+ *   start  a message each way at once (MPI_Irecv, MPI_Isend, MPI_Waitall);
+ *   round  the Shift's hop on a ring of two: the source sends (pingpong.mode)
+ *          and then receives, the destination receives and then sends its
+ *          own;
+ * *t this rank's time.  Each timed step follows an untimed one, as an
+ * exchange follows the one before (which left its buffers in the caches;
+ * the patterns taking turns do not).  Every timed step's arrival is
+ * compared. */
+static int step_alone(bool ssend, struct pair *pr, enum pattern pt, int n, double *t)
 {
     int other = 1 - pr->me;
     for (int step = 0; step < 2; step++) { /* the second is the one kept */
-        MPI_Request req[2];
         fill_pattern(pr->a, n, pr->me);
         CHECK_MPI(MPI_Barrier(pr->comm));
         double t1 = MPI_Wtime();
-        CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[0]));
-        CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[1]));
-        CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-        *t = MPI_Wtime() - t1;
-    }
-    check_arrival(pr, P_START, pr->b, n, other);
-    return SB_OK;
-}
-
-/* The Shift's hop on a ring of two as an exchange starts: the payload
- * written anew, a barrier, the source sends and then receives, the
- * destination receives and then sends its own; *t this rank's time of
- * the second of two (the first untimed). */
-static int round_step(bool ssend, struct pair *pr, int n, double *t)
-{
-    int other = 1 - pr->me;
-    for (int step = 0; step < 2; step++) {
-        fill_pattern(pr->a, n, pr->me);
-        CHECK_MPI(MPI_Barrier(pr->comm));
-        double t1 = MPI_Wtime();
-        if (pr->me == 0) {
+        if (pt == P_START) {
+            MPI_Request req[2];
+            CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[0]));
+            CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[1]));
+            CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+        } else if (pr->me == 0) {
             CHECK(send_to(ssend, pr->a, n, other, TAG_PING, pr->comm));
             CHECK_MPI(MPI_Recv(pr->b, n, MPI_BYTE, other, TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
         } else {
@@ -354,7 +343,7 @@ static int round_step(bool ssend, struct pair *pr, int n, double *t)
         }
         *t = MPI_Wtime() - t1;
     }
-    check_arrival(pr, P_ROUND, pr->b, n, other);
+    check_arrival(pr, pt, pr->b, n, other);
     return SB_OK;
 }
 
@@ -447,10 +436,8 @@ static int timed_loop(const struct ping_plan *p, struct pair *pr, double overhea
         per = (double)z->npp;
         break;
     case P_START:
-        CHECK(start_step(pr, n, &t));
-        break;
     case P_ROUND:
-        CHECK(round_step(p->ssend, pr, n, &t));
+        CHECK(step_alone(p->ssend, pr, pt, n, &t));
         break;
     case P_BURST: {
         long reps = (z->npp + p->burst - 1) / p->burst;
