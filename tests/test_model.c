@@ -417,6 +417,26 @@ static void test_copy_curve(void **state)
  * Team Shift's passes and shift-isend's one step on a ring of two cost the
  * larger of x(m) and x0(m); the Shift keeps x(m); a file without it takes
  * x(m). */
+/* h written as hockney.json, which must hold `curve` (left out when drop),
+ * and loaded back into *back. */
+static void reload(const struct hockney *h, const char *curve, bool drop, struct hockney *back)
+{
+    cJSON *j = hockney_to_json(h);
+    assert_non_null(cJSON_GetObjectItem(j, curve));
+    if (drop) cJSON_DeleteItemFromObject(j, curve);
+    char path[] = "/tmp/test_model_hockney_XXXXXX"; /* mkstemp's template */
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char *text = cJSON_Print(j);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    free(text);
+    cJSON_Delete(j);
+    struct sb_msg m;
+    assert_int_equal(hockney_load(back, path, &m), SB_OK);
+    unlink(path);
+}
+
 static void test_start_curve(void **state)
 {
     (void)state;
@@ -504,20 +524,8 @@ static void test_start_curve(void **state)
     assert_true(with.time > hockney_start(&h, 1000) + 25 * hockney_gap(&h, 1000) - 1e-15);
     /* written with the others and read back; without it, x(m) again */
     for (int drop = 0; drop < 2; drop++) {
-        cJSON *j = hockney_to_json(&h);
-        assert_non_null(cJSON_GetObjectItem(j, "start"));
-        if (drop) cJSON_DeleteItemFromObject(j, "start");
-        char path[] = "/tmp/test_model_startXXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        char *text = cJSON_Print(j);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-        close(fd);
-        free(text);
-        cJSON_Delete(j);
         struct hockney back;
-        assert_int_equal(hockney_load(&back, path, &m), SB_OK);
-        unlink(path);
+        reload(&h, "start", drop, &back);
         assert_int_equal(back.start.npoints, drop ? 0 : h.start.npoints);
         assert_float_equal(hockney_start(&back, 1000),
                            drop ? hockney_duplex(&back, 1000) : hockney_start(&h, 1000), 1e-15);
@@ -574,20 +582,8 @@ static void test_round_curve(void **state)
     }
     /* written with the others and read back; without it, 2 c(m) again */
     for (int drop = 0; drop < 2; drop++) {
-        cJSON *j = hockney_to_json(&round);
-        assert_non_null(cJSON_GetObjectItem(j, "round"));
-        if (drop) cJSON_DeleteItemFromObject(j, "round");
-        char path[] = "/tmp/test_model_roundXXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        char *text = cJSON_Print(j);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-        close(fd);
-        free(text);
-        cJSON_Delete(j);
         struct hockney back;
-        assert_int_equal(hockney_load(&back, path, &m), SB_OK);
-        unlink(path);
+        reload(&round, "round", drop, &back);
         assert_float_equal(hockney_round(&back, 1000), (drop ? 2 : 3) * hockney_time(&h, 1000),
                            1e-15);
     }
