@@ -301,10 +301,9 @@ static int post_receives(struct exchange *x, struct direct *s, struct slots *out
 static void copy_to_slots(struct direct *s, struct slots *out, const int *slot, int n,
                           const unsigned char *src, size_t len)
 {
-    if (n == 0 || len == 0) return;
     for (int j = 0; j < n; j++)
         s->places[j] = out->data + out->offset[slot[j]];
-    replicate(s->places, n, 1, src, len);
+    copy_to_places(s->places, n, src, len);
 }
 
 static int direct_run(struct exchange *x, const struct payload *own, struct slots *out)

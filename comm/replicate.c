@@ -16,3 +16,13 @@ void replicate(unsigned char *const region[], int nregions, size_t copies, const
                 memcpy(region[r] + j * len + at, src + at, n);
     }
 }
+
+void copy_to_places(unsigned char *const place[], int n, const unsigned char *src, size_t len)
+{
+    if (len > PART) {
+        replicate(place, n, 1, src, len);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        memcpy(place[i], src, len);
+}

@@ -6,7 +6,9 @@
  * every place before the next part is read, so the block is read once.
  * Measured on 2 ranks (a 2x1x1 grid, rings of one in y and z), the Shifts
  * went from 1.27-1.46x to 1.00-1.11x MPI_Neighbor_alltoallv at 100 kB,
- * k = 3, 4 (docs/results/README.md, baselines-2ranks). */
+ * k = 3, 4 (docs/results/README.md, baselines-2ranks).  copy_to_places
+ * does the same for places anywhere: direct's slots, Team Shift's blocks
+ * on a ring of two (docs/results/direct-replicate-ab.txt). */
 #ifndef SB_REPLICATE_H
 #define SB_REPLICATE_H
 
@@ -16,5 +18,12 @@
  * the `len` bytes at src, back to back.  No region may overlap src. */
 void replicate(unsigned char *const region[], int nregions, size_t copies, const unsigned char *src,
                size_t len);
+
+/* The `len` bytes at src to each of place[0 .. n), through replicate where
+ * src is larger than its 16 KiB part; a smaller src stays in the L1 while it
+ * is copied place by place, and is, without replicate's loops (callgrind,
+ * Team Shift at 10 B and k = 8 on 2 ranks: its 17 copies 372 instructions
+ * an exchange this way, 534 through replicate). */
+void copy_to_places(unsigned char *const place[], int n, const unsigned char *src, size_t len);
 
 #endif

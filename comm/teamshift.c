@@ -447,7 +447,10 @@ static struct trim_need chain_need(int offset, int c, int last)
  * offset, then its copies fill the later ones.  With the own payload
  * copied after the message, Team Shift's exchange at c = 1 on 2 ranks took
  * 1.07-1.18x shift-isend's at 10 and 100 kB (k <= 4), copied before it
- * (as the Shifts copy it) 0.92-1.01x (docs/results/teamshift-own-first-ab.txt). */
+ * (as the Shifts copy it) 0.92-1.01x (docs/results/teamshift-own-first-ab.txt).
+ * Each block's copies go a part at a time to every place (copy_to_places):
+ * at 100 kB and k = 8 Team Shift / direct 1.079 -> 1.018 in the same runs
+ * (medians, docs/results/direct-replicate-ab.txt). */
 static int walk_pair_uniform(struct exchange *x, struct teamshift *s, int d, int tag, int blocks)
 {
     const struct topology *t = x->topo;
@@ -457,20 +460,25 @@ static int walk_pair_uniform(struct exchange *x, struct teamshift *s, int d, int
     unsigned char *old;
     unsigned char *at = bytes_extend(&s->mine, (size_t)blocks * len, &old);
     free(old);
+    unsigned char *places[TEAM_STEPS]; /* blocks <= 2k + 1 */
+    int copies = 0;
     for (int b = 0; b < blocks; b++) {
         if ((first + b * c) % 2 == 0)
-            memcpy(at + (size_t)b * len, own_block(s), len);
+            places[copies++] = at + (size_t)b * len;
         else if (pass < 0)
             pass = b;
     }
+    copy_to_places(places, copies, own_block(s), len);
     if (pass < 0) return SB_OK;
     int ahead[3] = {0, 0, 0};
     ahead[d] = 1; /* the neighbour, at every odd offset */
     int other = box_at(t->dims, t->coords, ahead).rank;
     unsigned char *theirs = at + (size_t)pass * len;
     CHECK(swap_blocks(x, other, other, tag + pass, own_block(s), theirs, n));
+    copies = 0;
     for (int b = pass + 1; b < blocks; b++)
-        if ((first + b * c) % 2) memcpy(at + (size_t)b * len, theirs, len);
+        if ((first + b * c) % 2) places[copies++] = at + (size_t)b * len;
+    copy_to_places(places, copies, theirs, len);
     return SB_OK;
 }
 
