@@ -96,7 +96,6 @@ static int direct_setup(struct exchange *x)
     direct_partners(t->dims, t->coords, x->kdim, sources, destinations);
     s->peers = sb_calloc((size_t)(n + 1), sizeof *s->peers, "direct's peers");
     s->self = sb_malloc((size_t)(n + 1) * sizeof *s->self, "direct's own slots");
-    s->places = sb_malloc((size_t)(n + 1) * sizeof *s->places, "direct's copies");
     s->slot_offsets = sb_malloc((size_t)shape.count * sizeof *s->slot_offsets, "slot offsets");
     for (int i = 0; i < shape.count; i++)
         slot_offset(&shape, i, s->slot_offsets[i]);
@@ -118,6 +117,10 @@ static int direct_setup(struct exchange *x)
     free(sources);
     free(destinations);
     slots_free(&shape);
+    int most = s->nself; /* the most places one copy_to_slots fills */
+    for (int i = 0; i < s->npeers; i++)
+        if (s->peers[i].nrecv - 1 > most) most = s->peers[i].nrecv - 1;
+    s->places = sb_malloc((size_t)(most + 1) * sizeof *s->places, "direct's copies");
     if (x->opts.trim) {
         s->choices = sb_calloc((size_t)(n + 1), sizeof *s->choices, "trim choices");
         s->part = sb_calloc((size_t)(n + 1), sizeof *s->part, "trimmed parts");
@@ -292,10 +295,11 @@ static int post_receives(struct exchange *x, struct direct *s, struct slots *out
     return SB_OK;
 }
 
-/* The `len` bytes at src into the slots slot[0 .. n): each part small
- * enough for the L1 goes to every slot before the next part is read, so src
- * is read once.  Copied a slot at a time, a payload larger than the L1 was
- * read again for each: on 2 ranks at 100 kB and k = 8 direct took a median
+/* The `len` bytes at src into the slots slot[0 .. n), by copy_to_places:
+ * where the slots fit the L2, each part small enough for the L1 goes to
+ * every slot before the next part is read, so a payload larger than the L1
+ * is read once for all of them.  Copied a slot at a time, it was read again
+ * for each: on 2 ranks at 100 kB and k = 8 direct took a median
  * 1.05x shift-isend's time in the same runs (whose images are replicated
  * so), 0.97x this way (docs/results/direct-replicate-ab.txt). */
 static void copy_to_slots(struct direct *s, struct slots *out, const int *slot, int n,

@@ -1,4 +1,5 @@
 #include "replicate.h"
+#include "../src/cpu_cache.h"
 
 #include <string.h>
 
@@ -17,9 +18,22 @@ void replicate(unsigned char *const region[], int nregions, size_t copies, const
     }
 }
 
+/* This CPU's L2 cache in bytes, read once (1 MiB where sysfs has none). */
+static double l2_bytes(void)
+{
+    static long l2;
+    if (l2 == 0) {
+        struct cpu_caches c;
+        cpu_caches_read(&c);
+        l2 = c.l2 > 0 ? c.l2 : 1L << 20;
+    }
+    return (double)l2;
+}
+
 void copy_to_places(unsigned char *const place[], int n, const unsigned char *src, size_t len)
 {
-    if (len > PART) {
+    if (len == 0) return; /* src may then be NULL, which memcpy may not be given */
+    if (len > PART && (double)n * (double)len <= l2_bytes()) {
         replicate(place, n, 1, src, len);
         return;
     }

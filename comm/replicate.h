@@ -20,10 +20,17 @@ void replicate(unsigned char *const region[], int nregions, size_t copies, const
                size_t len);
 
 /* The `len` bytes at src to each of place[0 .. n), through replicate where
- * src is larger than its 16 KiB part; a smaller src stays in the L1 while it
- * is copied place by place, and is, without replicate's loops (callgrind,
- * Team Shift at 10 B and k = 8 on 2 ranks: its 17 copies 372 instructions
- * an exchange this way, 534 through replicate). */
+ * src is larger than its 16 KiB part and the places fit in the L2 cache
+ * together: there a copy writes into the cache and rereading src for each
+ * is what costs.  Otherwise place by place: at or below a part src fits in
+ * the L1 anyway, without replicate's loops (callgrind, Team Shift at 10 B
+ * and k = 8 on 2 ranks: its 16 copies 372 instructions an exchange this
+ * way, 534 through replicate); places beyond the L2 go to memory, and
+ * written a whole place at a time rather than 16 KiB to each in turn
+ * (direct on 2 ranks in 3D at 100 kB, k = 3 and 4: 146-364 images of 100
+ * kB, direct / baseline-p2p 0.92-1.06 place by place, 1.05-1.15 through
+ * replicate, docs/results/direct-replicate-ab.txt).  No place may overlap
+ * src or another place. */
 void copy_to_places(unsigned char *const place[], int n, const unsigned char *src, size_t len);
 
 #endif

@@ -99,6 +99,7 @@ struct teamshift {
 };
 
 #define TEAM_STEPS (2 * EXCHANGE_MAX_K + 2)
+_Static_assert(TEAM_STEPS >= 2 * EXCHANGE_MAX_K + 1, "a member holds up to 2k + 1 blocks");
 
 /* The team's own block (acc.len bytes) as the broadcast, the passes and the
  * copies read it: from acc, or where the leader's acc stands for the
@@ -460,7 +461,7 @@ static int walk_pair_uniform(struct exchange *x, struct teamshift *s, int d, int
     unsigned char *old;
     unsigned char *at = bytes_extend(&s->mine, (size_t)blocks * len, &old);
     free(old);
-    unsigned char *places[TEAM_STEPS]; /* blocks <= 2k + 1 */
+    unsigned char *places[TEAM_STEPS]; /* blocks <= 2k + 1 (teamshift_blocks) */
     int copies = 0;
     for (int b = 0; b < blocks; b++) {
         if ((first + b * c) % 2 == 0)

@@ -96,5 +96,15 @@ for p in s['points']:
     assert p['messages_per_exchange'] == 1, (p['module'], p['k'], p['messages_per_exchange'])
 print('messages per exchange', sorted({(p['module'], p['k'], p['messages_per_exchange']) for p in s['points']}))"
 
+# Images copied a 16 KiB part at a time (comm/replicate.c's copy_to_places):
+# payloads at the part's size, one byte past it and with a short last part,
+# on a ring of two (direct's and Team Shift's images) and a ring of one.
+for np in 2 3; do
+    expect "direct, teamshift np=$np: payloads around the copies' 16 KiB part" 0 'verified: true' -- \
+        "${MPIRUN[@]}" -np "$np" "$SHIFTBOX" exchange -s exchange.module=direct,teamshift,shift \
+        -s exchange.k=1-3 -s exchange.bytes=16384,16385,40000 -s exchange.repetitions=2 \
+        -s exchange.warmup=0
+done
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]
