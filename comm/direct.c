@@ -7,8 +7,8 @@
  * halo exchanges do (Comb, neighbourhood collectives): MPI_Isend of the
  * payload once to each peer, MPI_Irecv of each peer's payload straight into
  * the first slot it fills, then copies into that peer's other slots and of
- * the own payload into the slots the box fills itself, a part at a time to
- * every slot (replicate.h).  With trimming
+ * the own payload into the slots the box fills itself (copy_to_slots: a
+ * part at a time to every slot where they fit the L2).  With trimming
  * (trim.h) every slot holds a different part; a peer's parts then travel
  * together in one message, a count per part in front, and are placed on
  * arrival.  Sizes of varied payloads are learnt with MPI_Probe.  Slots are

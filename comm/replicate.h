@@ -7,8 +7,9 @@
  * Measured on 2 ranks (a 2x1x1 grid, rings of one in y and z), the Shifts
  * went from 1.27-1.46x to 1.00-1.11x MPI_Neighbor_alltoallv at 100 kB,
  * k = 3, 4 (docs/results/README.md, baselines-2ranks).  copy_to_places
- * does the same for places anywhere: direct's slots, Team Shift's blocks
- * on a ring of two (docs/results/direct-replicate-ab.txt). */
+ * does the same for places anywhere that fit the L2 together: direct's
+ * slots, Team Shift's blocks on a ring of two
+ * (docs/results/direct-replicate-ab.txt). */
 #ifndef SB_REPLICATE_H
 #define SB_REPLICATE_H
 
