@@ -18,16 +18,11 @@ void replicate(unsigned char *const region[], int nregions, size_t copies, const
     }
 }
 
-/* This CPU's L2 cache in bytes, read once (1 MiB where sysfs has none). */
+/* This CPU's L2 cache in bytes (1 MiB where sysfs has none). */
 static double l2_bytes(void)
 {
-    static long l2;
-    if (l2 == 0) {
-        struct cpu_caches c;
-        cpu_caches_read(&c);
-        l2 = c.l2 > 0 ? c.l2 : 1L << 20;
-    }
-    return (double)l2;
+    long l2 = cpu_caches()->l2;
+    return l2 > 0 ? (double)l2 : (double)(1L << 20);
 }
 
 void copy_to_places(unsigned char *const place[], int n, const unsigned char *src, size_t len)

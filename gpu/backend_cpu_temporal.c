@@ -71,19 +71,9 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
-/* This CPU's caches, read once (sysfs files), by the main thread. */
-static const struct cpu_caches *caches(void)
-{
-    static struct cpu_caches c;
-    static bool read;
-    if (!read) cpu_caches_read(&c);
-    read = true;
-    return &c;
-}
-
 size_t cpu_tile_cache_bytes(void)
 {
-    long per_rank = cpu_cache_per_rank(caches());
+    long per_rank = cpu_cache_per_rank(cpu_caches());
     return per_rank > 0 ? (size_t)per_rank : (size_t)1 << 20; /* not reported: 1 MiB */
 }
 
@@ -106,7 +96,7 @@ int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int m
 {
     const double all = (double)cpu_tile_cache_bytes();
     const int extent = l->ext[l->dim - 2]; /* a tile this wide is the whole box */
-    double cache = caches()->l2 > 0 ? caches()->l2 / 2.0 : all;
+    double cache = cpu_caches()->l2 > 0 ? cpu_caches()->l2 / 2.0 : all;
     int count = 0;
     for (; count < max; cache *= 2) {
         const int tile = tile_for_cache(l, n, cache < all ? cache : all);

@@ -101,3 +101,12 @@ long cpu_cache_per_rank(const struct cpu_caches *c)
     if (c->llc_level <= 2) return share; /* the L2 is the last level, maybe shared */
     return c->l2 + share;
 }
+
+const struct cpu_caches *cpu_caches(void)
+{
+    static struct cpu_caches c;
+    static int read;
+    if (!read) cpu_caches_read(&c);
+    read = 1;
+    return &c;
+}

@@ -16,6 +16,10 @@ struct cpu_caches {
 
 void cpu_caches_read(struct cpu_caches *c);
 
+/* This CPU's caches, read once (cpu_caches_read) on the first call; from
+ * the main thread. */
+const struct cpu_caches *cpu_caches(void);
+
 /* How many CPUs a sysfs list such as "0-3,8,10-11" names; 1 where it names
  * none or cannot be read. */
 int cpu_list_count(const char *list);
