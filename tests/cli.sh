@@ -159,6 +159,48 @@ expect "bench_table.py: one row per figure, each target met or MISSED, a count" 
     '[0-9]+ of [0-9]+ targets met; sections found: 2b exchange, 3 MD, 5 checkpoint, 6 smpcost' -- \
     $PY "$ROOT/tools/bench_table.py" "$TEST_TMP/bench.log"
 
+# ---- tools/auto_check.py --repeats: settled points scored, unsettled ones listed ----------
+# Three runs of two points: at 10 B direct is fastest in every run (settled),
+# at 100 kB the fastest module changes from run to run.  argv[2] = "wrong":
+# the model prices shift lowest at 10 B, so auto misses a settled point.
+mkruns() {
+    $PY - "$TEST_TMP/auto-$1" "$1" <<'PYEOF'
+import json, os, sys
+root, case = sys.argv[1], sys.argv[2]
+for run in range(3):
+    pts = []
+    for mod, small, big in (("direct", 1.0, 20.0), ("shift", 3.0, 30.0),
+                            ("teamshift", 1.2, 19.5 if run == 0 else 20.5)):
+        for size, t in ((10, small), (100000, big)):
+            pred = 0.5 if (case == "wrong" and mod == "shift" and size == 10) else t
+            pts.append({"module": mod, "team_size": 1, "dims": [2, 1, 1], "k": 1,
+                        "bytes": size, "payload": "uniform", "statistic_s": t * 1e-6,
+                        "predicted_s": (20.0 if mod != "shift" and size == 100000 else pred) * 1e-6})
+    os.makedirs(f"{root}/{run}", exist_ok=True)
+    json.dump({"points": pts}, open(f"{root}/{run}/summary.json", "w"))
+PYEOF
+}
+mkruns right && mkruns wrong
+expect "auto_check.py --repeats: settled points scored, the unsettled one listed" 0 \
+    'chose the fastest module at 5 of 6 points' \
+    'over 3 runs: 1 points settled .*, 1 not; at the settled points auto chose it 3 of 3 times \(100.0 %' \
+    'unsettled 1/\(2, 1, 1\)/1/100000/uniform: fastest teamshift, direct, direct; auto chose direct, at most 2.6 % slower' -- \
+    $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-right/{0,1,2}
+expect "auto_check.py --repeats: a wrong choice at a settled point is counted (exit 1)" 1 \
+    'at the settled points auto chose it 0 of 3 times \(0.0 %' -- \
+    $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-wrong/{0,1,2}
+{
+    printf '%s\n' '# model check, run 2 of 3' \
+        'teamshift: median |error| 12.8 %, largest 35.2 % over 16 points  MISSED'
+    $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-right/{0,1,2}
+} >"$TEST_TMP/bench-auto.log"
+expect "bench_table.py: each model run's errors and auto's three rows" 0 \
+    '4 model +run 2, teamshift: median \|model - measured\| +12.8 % +<= 10 % +MISSED' \
+    '4 model +auto chose the fastest module \(every run, every point\) +83.3 % +- +-$' \
+    '4 model +auto: the worst wrong choice lost +2.6 % +<= 20 % +met' \
+    '4 model +auto chose the fastest module where the runs agree on it +100.0 % +>= 90 % +met' -- \
+    $PY "$ROOT/tools/bench_table.py" "$TEST_TMP/bench-auto.log"
+
 # ---- tools/stencil_bench.py's report: CPU rows with their targets, CUDA rows without -----
 {
     cat "$ROOT/docs/results/stencil-bench-2ranks.csv"

@@ -7,6 +7,9 @@ a wrong choice loses.
     tools/auto_check.py EXCHANGE_DIR...   summary.json of shiftbox exchange runs
                                           made with model.hockney and every module
     tools/auto_check.py SWEEP_DIR         tools/smpi_sweep.py's sweep.csv
+    tools/auto_check.py --repeats DIR...  the same sweep run several times (tools/model_check.py
+                                          run, each into its own directory): also which
+                                          points the runs agree on (below)
     options: --hits 90 --loss 20          the targets (percent); exit 1 when missed
              --margin 0.1                 model.auto_margin: Team Shift is chosen only
                                           where every other module's prediction exceeds
@@ -15,6 +18,14 @@ a wrong choice loses.
 A point is one platform, rank count, grid and team size, k and payload;
 its candidates are the modules that ran there (on teams of c > 1 the other
 modules run on the team leaders of the same boxes, as auto would).
+
+With --repeats a point is settled where every run measured the same module
+fastest, and unsettled where the fastest module changed from run to run:
+there no choice is right in every run, and the lines say how far auto's
+choice was from each run's fastest against how far that fastest module's
+own time moved between the runs.  The hit target then applies to the
+settled points (every run of each), the loss target to every choice; both
+counts are printed.
 """
 import argparse
 import csv
@@ -55,6 +66,7 @@ def main():
     ap.add_argument("--hits", type=float, default=90.0)
     ap.add_argument("--loss", type=float, default=20.0)
     ap.add_argument("--margin", type=float, default=0.1)
+    ap.add_argument("--repeats", action="store_true")
     a = ap.parse_args()
     groups = {}
     for d in a.dirs:
@@ -86,7 +98,45 @@ def main():
           f"{a.loss:g} %)")
     for loss, key, chosen, best in sorted(wrong, reverse=True)[:15]:
         print(f"  {'/'.join(map(str, key))}: chose {chosen}, {best} was {loss * 100:.1f} % faster")
+    if a.repeats:
+        rate = repeats(groups, a.margin, len(a.dirs), a.hits)
     sys.exit(0 if rate >= a.hits and worst * 100 <= a.loss else 1)
+
+
+def repeats(groups, margin, runs, target):
+    """The points every run measured: settled where each run's fastest
+    module is the same.  Returns the hit rate over the settled points' runs."""
+    by_point = {}
+    for key, mods in groups.items():
+        if len(mods) >= 2:
+            by_point.setdefault(key[1:], []).append(mods)
+    settled = hits = 0
+    unsettled = []
+    for point, seen in sorted(by_point.items(), key=lambda kv: str(kv[0])):
+        if len(seen) != runs:
+            continue
+        bests = [min(mods, key=lambda m: mods[m][0]) for mods in seen]
+        chosen = [choose(mods, margin) for mods in seen]
+        if len(set(bests)) == 1:
+            settled += runs
+            hits += sum(c == bests[0] for c in chosen)
+            continue
+        loss = max(mods[c][0] / mods[b][0] - 1.0 for mods, c, b in zip(seen, chosen, bests))
+        moved = max(max(mods[b][0] for mods in seen) / min(mods[b][0] for mods in seen) - 1.0
+                    for b in set(bests))
+        unsettled.append((point, bests, chosen, loss, moved))
+    if settled == 0:
+        sys.exit("auto_check: --repeats found no point that every run settled")
+    rate = 100.0 * hits / settled
+    print(f"over {runs} runs: {settled // runs} points settled (every run measured the same "
+          f"module fastest), {len(unsettled)} not; at the settled points auto chose it {hits} "
+          f"of {settled} times ({rate:.1f} %; target >= {target:g} %)")
+    for point, bests, chosen, loss, moved in unsettled:
+        print(f"  unsettled {'/'.join(map(str, point))}: fastest {', '.join(bests)}; auto chose "
+              f"{', '.join(sorted(set(chosen)))}, at most {loss * 100:.1f} % slower than a "
+              f"run's fastest; the fastest modules' own times moved up to {moved * 100:.1f} % "
+              f"between the runs")
+    return rate
 
 
 if __name__ == "__main__":

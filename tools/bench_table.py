@@ -20,7 +20,7 @@ FLOAT = r"([0-9]+(?:\.[0-9]+)?)"
 
 def rows_of(lines):
     """(section, figure, measured, target, met or None) from the log's lines."""
-    rows, atoms_ranks = [], ""
+    rows, atoms_ranks, model_run = [], "", ""
     checkpoint_header = False
     for line in lines:
         m = re.match(r"largest departure from linear growth in k: " + FLOAT + " %", line)
@@ -54,13 +54,26 @@ def rows_of(lines):
         if m:
             rows.append(("3 MD", f"{atoms_ranks}: step 0 of {m[1]} against ShiftBox", m[2],
                          f"<= {m[3]}", m[4] == "agrees"))
+        m = re.match(r"# model check, run (\d+) of \d+", line)
+        if m:
+            model_run = f"run {m[1]}, "
         m = re.match(r"(\S+): median \|error\| " + FLOAT + r" %.*", line)
         if m and not line.startswith("#"):
-            rows.append(("4 model", f"{m[1]}: median |model - measured|", f"{m[2]} %", "<= 10 %",
-                         float(m[2]) <= 10.0))
-        m = re.match(r"auto chose the fastest module at (\d+) of (\d+) points \(" + FLOAT, line)
+            rows.append(("4 model", f"{model_run}{m[1]}: median |model - measured|", f"{m[2]} %",
+                         "<= 10 %", float(m[2]) <= 10.0))
+        m = re.match(r"auto \(model\.auto_margin = \S+\) chose the fastest module at (\d+) of "
+                     r"(\d+) points \(" + FLOAT + r" %.*the worst wrong choice lost " + FLOAT +
+                     r" % \(target <= " + FLOAT, line)
         if m:
-            rows.append(("4 model", "auto chose the fastest module", f"{m[3]} %", "-", None))
+            rows.append(("4 model", "auto chose the fastest module (every run, every point)",
+                         f"{m[3]} %", "-", None))
+            rows.append(("4 model", "auto: the worst wrong choice lost", f"{m[4]} %",
+                         f"<= {m[5]} %", float(m[4]) <= float(m[5])))
+        m = re.match(r"over \d+ runs: .* at the settled points auto chose it (\d+) of (\d+) times "
+                     r"\(" + FLOAT + r" %; target >= " + FLOAT, line)
+        if m:
+            rows.append(("4 model", "auto chose the fastest module where the runs agree on it",
+                         f"{m[3]} %", f">= {m[4]} %", float(m[3]) >= float(m[4])))
         if re.match(r"\s+atoms\s+MB\s+write_MB/s", line):
             checkpoint_header = True
             continue
