@@ -183,12 +183,16 @@ PYEOF
 mkruns right && mkruns wrong
 expect "auto_check.py --repeats: settled points scored, the unsettled one listed" 0 \
     'chose the fastest module at 5 of 6 points' \
-    'over 3 runs: 1 points settled .*, 1 not; at the settled points auto chose it 3 of 3 times \(100.0 %' \
+    'over 3 runs: 1 point settled .*, 1 not; at the settled points auto chose it 3 of 3 times \(100.0 %' \
     'unsettled 1/\(2, 1, 1\)/1/100000/uniform: fastest teamshift, direct, direct; auto chose direct, at most 2.6 % slower' -- \
     $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-right/{0,1,2}
 expect "auto_check.py --repeats: a wrong choice at a settled point is counted (exit 1)" 1 \
     'at the settled points auto chose it 0 of 3 times \(0.0 %' -- \
     $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-wrong/{0,1,2}
+mkdir -p "$TEST_TMP/auto-sweep" && echo "platform" >"$TEST_TMP/auto-sweep/sweep.csv"
+expect "auto_check.py --repeats on a simulated sweep: refused (exit 2), the directory named" 2 \
+    "--repeats compares measured runs .*auto-sweep is a simulated sweep" -- \
+    $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP/auto-sweep" "$TEST_TMP/auto-right/0"
 {
     printf '%s\n' '# model check, run 2 of 3' \
         'teamshift: median |error| 12.8 %, largest 35.2 % over 16 points  MISSED'

@@ -70,8 +70,12 @@ def main():
     a = ap.parse_args()
     groups = {}
     for d in a.dirs:
-        source = points_from_sweep if os.path.exists(os.path.join(d, "sweep.csv")) else \
-            points_from_summary
+        sweep = os.path.exists(os.path.join(d, "sweep.csv"))
+        if sweep and a.repeats:
+            print(f"auto_check: --repeats compares measured runs (summary.json); {d} is a "
+                  "simulated sweep (sweep.csv), which is the same every time", file=sys.stderr)
+            sys.exit(2)
+        source = points_from_sweep if sweep else points_from_summary
         for key, module, measured, predicted in source(d):
             groups.setdefault(key, {})[module] = (measured, predicted)
     points = hits = 0
@@ -128,7 +132,8 @@ def repeats(groups, margin, runs, target):
     if settled == 0:
         sys.exit("auto_check: --repeats found no point that every run settled")
     rate = 100.0 * hits / settled
-    print(f"over {runs} runs: {settled // runs} points settled (every run measured the same "
+    n = settled // runs
+    print(f"over {runs} runs: {n} point{'' if n == 1 else 's'} settled (every run measured the same "
           f"module fastest), {len(unsettled)} not; at the settled points auto chose it {hits} "
           f"of {settled} times ({rate:.1f} %; target >= {target:g} %)")
     for point, bests, chosen, loss, moved in unsettled:
