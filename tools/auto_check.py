@@ -26,6 +26,9 @@ choice was from each run's fastest against how far that fastest module's
 own time moved between the runs.  The hit target then applies to the
 settled points (every run of each), the loss target to every choice; both
 counts are printed.
+
+Exit status: 0 targets met, 1 a target missed, 2 bad input (--repeats with
+fewer than two directories, one given twice, or a simulated sweep).
 """
 import argparse
 import csv
@@ -68,6 +71,12 @@ def main():
     ap.add_argument("--margin", type=float, default=0.1)
     ap.add_argument("--repeats", action="store_true")
     a = ap.parse_args()
+    if a.repeats:
+        runs = [os.path.realpath(d) for d in a.dirs]
+        if len(runs) < 2 or len(set(runs)) != len(runs):
+            print("auto_check: --repeats needs two runs or more, each directory once; given: "
+                  f"{' '.join(a.dirs)}", file=sys.stderr)
+            sys.exit(2)
     groups = {}
     for d in a.dirs:
         sweep = os.path.exists(os.path.join(d, "sweep.csv"))
@@ -87,8 +96,8 @@ def main():
         chosen = choose(mods, a.margin)
         best = min(mods, key=lambda m: mods[m][0])
         points += 1
-        loss = mods[chosen][0] / mods[best][0] - 1.0 if mods[best][0] > 0 else 0.0
-        if chosen == best or loss <= 0.0:
+        loss = lost(mods, chosen, best)
+        if loss <= 0.0:
             hits += 1
             continue
         worst = max(worst, loss)
@@ -96,10 +105,11 @@ def main():
     if points == 0:
         sys.exit("auto_check: no point with two modules or more to choose from")
     rate = 100.0 * hits / points
+    applies = "the target applies to the settled points below" if a.repeats else \
+        f"target >= {a.hits:g} %"
     print(f"auto (model.auto_margin = {a.margin:g}) chose the fastest module at {hits} of "
-          f"{points} points ({rate:.1f} %; target "
-          f">= {a.hits:g} %); the worst wrong choice lost {worst * 100:.1f} % (target <= "
-          f"{a.loss:g} %)")
+          f"{points} points ({rate:.1f} %; {applies}); the worst wrong choice lost "
+          f"{worst * 100:.1f} % (target <= {a.loss:g} %)")
     for loss, key, chosen, best in sorted(wrong, reverse=True)[:15]:
         print(f"  {'/'.join(map(str, key))}: chose {chosen}, {best} was {loss * 100:.1f} % faster")
     if a.repeats:
@@ -107,40 +117,55 @@ def main():
     sys.exit(0 if rate >= a.hits and worst * 100 <= a.loss else 1)
 
 
+def lost(mods, chosen, best):
+    """What choosing `chosen` cost against `best`, as a fraction (0 where
+    the best time is 0 or the choice was as fast)."""
+    t = mods[best][0]
+    return max(0.0, mods[chosen][0] / t - 1.0) if t > 0 else 0.0
+
+
 def repeats(groups, margin, runs, target):
     """The points every run measured: settled where each run's fastest
-    module is the same.  Returns the hit rate over the settled points' runs."""
+    module is the same.  A choice as fast as a run's fastest counts as that
+    run's hit.  Returns the hit rate over the settled points' runs."""
     by_point = {}
     for key, mods in groups.items():
         if len(mods) >= 2:
             by_point.setdefault(key[1:], []).append(mods)
     settled = hits = 0
-    unsettled = []
+    unsettled, partial = [], 0
     for point, seen in sorted(by_point.items(), key=lambda kv: str(kv[0])):
         if len(seen) != runs:
+            partial += 1
             continue
         bests = [min(mods, key=lambda m: mods[m][0]) for mods in seen]
         chosen = [choose(mods, margin) for mods in seen]
         if len(set(bests)) == 1:
             settled += runs
-            hits += sum(c == bests[0] for c in chosen)
+            hits += sum(lost(m, c, b) <= 0.0 for m, c, b in zip(seen, chosen, bests))
             continue
-        loss = max(mods[c][0] / mods[b][0] - 1.0 for mods, c, b in zip(seen, chosen, bests))
-        moved = max(max(mods[b][0] for mods in seen) / min(mods[b][0] for mods in seen) - 1.0
-                    for b in set(bests))
+        loss = max(lost(m, c, b) for m, c, b in zip(seen, chosen, bests))
+        # how far each run's fastest module moved, over the runs that ran it
+        moved = 0.0
+        for b in set(bests):
+            times = [mods[b][0] for mods in seen if b in mods and mods[b][0] > 0]
+            if times:
+                moved = max(moved, max(times) / min(times) - 1.0)
         unsettled.append((point, bests, chosen, loss, moved))
-    if settled == 0:
-        sys.exit("auto_check: --repeats found no point that every run settled")
-    rate = 100.0 * hits / settled
     n = settled // runs
-    print(f"over {runs} runs: {n} point{'' if n == 1 else 's'} settled (every run measured the same "
-          f"module fastest), {len(unsettled)} not; at the settled points auto chose it {hits} "
-          f"of {settled} times ({rate:.1f} %; target >= {target:g} %)")
+    rate = 100.0 * hits / settled if settled else 0.0
+    print(f"over {runs} runs: {n} point{'' if n == 1 else 's'} settled (every run measured the "
+          f"same module fastest), {len(unsettled)} not; at the settled points auto chose it "
+          f"{hits} of {settled} times ({rate:.1f} %; target >= {target:g} %)")
+    if partial:
+        print(f"  {partial} point{'' if partial == 1 else 's'} not in every run: left out")
     for point, bests, chosen, loss, moved in unsettled:
         print(f"  unsettled {'/'.join(map(str, point))}: fastest {', '.join(bests)}; auto chose "
               f"{', '.join(sorted(set(chosen)))}, at most {loss * 100:.1f} % slower than a "
               f"run's fastest; the fastest modules' own times moved up to {moved * 100:.1f} % "
               f"between the runs")
+    if settled == 0:
+        print("auto_check: --repeats found no point that every run settled", file=sys.stderr)
     return rate
 
 
