@@ -145,7 +145,10 @@ expect "baseline_check.py on a run without baselines: says so" 1 'no baseline po
         'smpcost took 45 s (target: under 120)' \
         'smp.fit = searched: HrHwM-c (good) 8.0 %, HrHwM (bad) 45.8 % average on the validation suites' \
         '     atoms        MB write_MB/s  read_MB/s    dd_MB/s write/dd  read/dd dd_same_MB/s write/dd_same' \
-        '   4000000     422.6        905       2043       1665     0.54     1.23         2107          0.43'
+        '   4000000     422.6        905       2043       1665     0.54     1.23         2107          0.43' \
+        '     atoms        MB write_MB/s  read_MB/s    dd_MB/s write/dd  read/dd dd_same_MB/s write/dd_same dd_mem_MB/s write/dd_mem' \
+        '     32000       3.3        250        295        858     0.29     0.34          759          0.33         786         0.32' \
+        '   4000000     422.6        223       1107       1145     0.19     0.97         1093          0.20         227         0.98'
 } >"$TEST_TMP/bench.log"
 expect "bench_table.py: one row per figure, each target met or MISSED, a count" 0 \
     '2b exchange +direct: points within 1.3x of the best baseline +12 of 12 +12 of 12 +met' \
@@ -155,6 +158,9 @@ expect "bench_table.py: one row per figure, each target met or MISSED, a count" 
     '3 MD +256k atoms, 2 rank\(s\): shiftbox / lammps-opt +1.32 +>= 1.2 +met' \
     '3 MD +256k atoms, 1 rank\(s\): shiftbox memory per atom / LAMMPS.s +0.98 +<= 1.0 +met' \
     '5 checkpoint +4000k atoms: write / dd \(zeros\) +0.54 +>= 0.6 +MISSED' \
+    '5 checkpoint +4000k atoms: write / dd \(zeros\) +0.19 +- +-$' \
+    '5 checkpoint +4000k atoms: write / dd beside the ranks. memory \(zeros\) +0.98 +>= 0.6 +met' \
+    '5 checkpoint +32k atoms: write / dd beside the ranks. memory \(zeros\) +0.32 +>= 0.6 +MISSED' \
     '6 smpcost +smp.fit=searched: HrHwM-c \(good\) average error +8.0 % +<= 10 % +met' \
     '[0-9]+ of [0-9]+ targets met; sections found: 2b exchange, 3 MD, 5 checkpoint, 6 smpcost' -- \
     $PY "$ROOT/tools/bench_table.py" "$TEST_TMP/bench.log"

@@ -31,7 +31,7 @@
 #    fastest, and what a wrong pick cost; targets 90 % and 20 %).
 # 5. Checkpoints (issue 6): 32 000 and 4 M atoms written and read back,
 #    against dd writing as many bytes (tools/checkpoint_bench.sh; target
-#    0.6 for the write).
+#    0.6 for the write, against dd beside the ranks' resident memory).
 # 6. Seed 003's copy cost: smpcost's time (target under 120 s), its fits'
 #    accuracy (tools/smpcost_accuracy.py: target 10 %, a miss above 15 %
 #    said so) and whether model.smp brings the exchange model closer to the
@@ -99,7 +99,7 @@ done
 /usr/bin/python3 tools/plot_model.py results/bench/model-check-1/sweep/exchange.csv >/dev/null
 
 echo
-echo "== bench 5: checkpoints against dd, $NP ranks (target: write >= 0.6 x dd)"
+echo "== bench 5: checkpoints against dd, $NP ranks (target: write >= 0.6 x dd beside the ranks' memory)"
 NP="$NP" SHIFTBOX="$SHIFTBOX" tools/checkpoint_bench.sh 20 100
 
 echo

@@ -80,12 +80,21 @@ def rows_of(lines):
         if checkpoint_header:
             cols = line.split()
             if len(cols) >= 7 and cols[0].isdigit():  # judged on the rates, not the rounded ratio
-                rows.append(("5 checkpoint", f"{int(cols[0]) // 1000}k atoms: write / dd (zeros)",
-                             cols[5], ">= 0.6", float(cols[2]) >= 0.6 * float(cols[4])))
+                atoms = f"{int(cols[0]) // 1000}k atoms"
+                # since 2026-11-28 the target is judged against dd beside the
+                # ranks' memory (tools/checkpoint_bench.sh says why); in older
+                # logs, without that column, against dd alone
+                beside = len(cols) >= 11
+                rows.append(("5 checkpoint", f"{atoms}: write / dd (zeros)", cols[5],
+                             "-" if beside else ">= 0.6",
+                             None if beside else float(cols[2]) >= 0.6 * float(cols[4])))
                 if len(cols) >= 9:
+                    rows.append(("5 checkpoint", f"{atoms}: write / dd (the same bytes)", cols[8],
+                                 "-", None))
+                if beside:
                     rows.append(("5 checkpoint",
-                                 f"{int(cols[0]) // 1000}k atoms: write / dd (the same bytes)",
-                                 cols[8], "-", None))
+                                 f"{atoms}: write / dd beside the ranks' memory (zeros)", cols[10],
+                                 ">= 0.6", float(cols[2]) >= 0.6 * float(cols[9])))
             else:
                 checkpoint_header = False
         m = re.match(r"smpcost took (\d+) s", line)
