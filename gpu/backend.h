@@ -167,6 +167,11 @@ struct stencil_backend_ops {
     /* The largest cache in front of this memory (CPU: the last level; GPU:
      * L2), so that a calibration can measure the memory, not the cache. */
     size_t (*cache_bytes)(void);
+    /* Optional (NULL: not measured): the cache that temporal blocking's
+     * tiles work in (CPU: the L2), where calibrate times the sweeps of a
+     * field that fits it: the most that blocking can reach with these
+     * lines. */
+    size_t (*near_cache_bytes)(void);
     /* Optional (NULL: the backend has none): n sweeps on box[0 .. n-1] in
      * one pass over memory (temporal blocking), leaving both fields as n
      * calls of sweep and swap would, bit for bit.  `tile`: lines per tile

@@ -814,6 +814,7 @@ const stencil_backend_ops cuda_ops = {
     "cuda",           cuda_init,       cuda_destroy, cuda_buffer_alloc, cuda_buffer_free,
     cuda_upload,      cuda_download,   cuda_pack,    cuda_unpack,       cuda_sweep,
     cuda_sweep_start, cuda_sweep_wait, cuda_swap,    cuda_copy_time,    cuda_cache_bytes,
+    nullptr,                      /* no in-cache calibration */
     cuda_sweeps_blocked, nullptr, /* tiles sized to its own L2 */
     nullptr,                      /* untuned: the device reports its L2 as it is */
     cuda_blocked_where,

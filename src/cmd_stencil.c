@@ -423,7 +423,55 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
 struct calibration {
     double copy_gbs, sweep_gbs, ratio; /* the rank with the lowest ratio */
     double field_bytes, cache_bytes;   /* per rank: what was measured, and the cache it exceeds */
+    /* sweeps of a field in the near cache (0: the backend has none): the
+     * slowest rank's GCells/s, its field and that cache, in bytes */
+    double in_cache_gcells, in_cache_field_bytes, near_cache_bytes;
 };
+
+/* The sweeps of a field that fits the cache temporal blocking works in
+ * (the two fields in half of it), with ordinary stores as blocking's tiles
+ * use, the fastest of five windows of at least 0.05 s: how fast the lines
+ * themselves go with no memory behind them, the most that blocking's tiles
+ * in that cache can reach with them.  Lines
+ * as long as blocking's tiles are wide on this VM (2D 2048 points; 3D
+ * 256 x 32 planes).  Sets this rank's GCells/s and field bytes. */
+static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, double *gcells,
+                              double *field_bytes, struct sb_msg *m)
+{
+    struct stencil_params prm = p->base;
+    prm.depth = 1;
+    prm.stores = STORES_CACHED;
+    const double line = (prm.dim == 3 ? 256.0 * 32.0 : 2048.0) * prm.real_bytes;
+    const double fit = (double)p->ops->near_cache_bytes() / 4 / line;
+    const int per[3] = {prm.dim == 3 ? 256 : 2048, prm.dim == 3 ? 32 : fit < 8 ? 8 : (int)fit,
+                        prm.dim == 2 ? 1 : fit < 4 ? 4 : (int)fit};
+    for (int i = 0; i < 3; i++)
+        prm.global[i] = per[i] * p->dims[i];
+    struct stencil_run r;
+    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    if (rc != SB_OK) return rc;
+    enum { batch = 16 };
+    struct sbox own[batch];
+    for (int i = 0; i < batch; i++)
+        own[i] = grid_sweep_region(&r.grid, 0);
+    double seconds = 0, t, best = 0;
+    rc = r.backend.ops->sweep(&r.backend, batch, own, &t); /* warm */
+    for (int window = 0; rc == SB_OK && window < 5; window++) {
+        long sweeps = 0;
+        double all = 0;
+        while (rc == SB_OK && all < 0.05) {
+            rc = r.backend.ops->sweep(&r.backend, batch, own, &seconds);
+            all += seconds;
+            sweeps += batch;
+        }
+        double rate = (double)sbox_points(&own[0]) * (double)sweeps / all / 1e9;
+        best = rate > best ? rate : best;
+    }
+    *field_bytes = (double)layout_points(&r.backend.layout) * prm.real_bytes;
+    *gcells = rc == SB_OK ? best : 0.0;
+    stencil_teardown(&r);
+    return rc;
+}
 
 /* Copy bandwidth of the backend's memory against sweeps over the own
  * points, both counted as bytes read plus bytes written.  The field is made
@@ -473,8 +521,22 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
     MPI_Comm_rank(comm, &in.rank);
     CHECK_MPI(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm));
     CHECK_MPI(MPI_Bcast(mine, 5, MPI_DOUBLE, out.rank, comm));
-    *cal = (struct calibration){mine[0], mine[1], mine[2], mine[3], mine[4]};
+    *cal = (struct calibration){mine[0], mine[1], mine[2], mine[3], mine[4], 0, 0, 0};
+    if (!p->ops->near_cache_bytes) return SB_OK;
+    double near[2] = {0, 0};
+    CHECK(calibrate_in_cache(p, comm, &near[0], &near[1], m));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, near, 1, MPI_DOUBLE, MPI_MIN, comm));
+    cal->in_cache_gcells = near[0];
+    cal->in_cache_field_bytes = near[1];
+    cal->near_cache_bytes = (double)p->ops->near_cache_bytes();
     return SB_OK;
+}
+
+/* The single-sweep roofline of one rank in GCells/s: the copy's bandwidth
+ * over the bytes a cell is read and written with. */
+static double roofline_gcells(const struct stencil_plan *p, const struct calibration *cal)
+{
+    return cal->copy_gbs / (2.0 * p->base.real_bytes);
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -597,6 +659,14 @@ static int write_outputs(const struct run_ctx *ctx, const struct stencil_plan *p
         cJSON_AddNumberToObject(c, "ratio", cal->ratio);
         cJSON_AddNumberToObject(c, "field_bytes_per_rank", cal->field_bytes);
         cJSON_AddNumberToObject(c, "cache_bytes", cal->cache_bytes);
+        if (cal->in_cache_gcells > 0) {
+            cJSON_AddNumberToObject(c, "in_cache_gcells_per_s", cal->in_cache_gcells);
+            cJSON_AddNumberToObject(c, "in_cache_field_bytes_per_rank", cal->in_cache_field_bytes);
+            cJSON_AddNumberToObject(c, "near_cache_bytes", cal->near_cache_bytes);
+            cJSON_AddNumberToObject(c, "roofline_gcells_per_s", roofline_gcells(p, cal));
+            cJSON_AddNumberToObject(c, "in_cache_over_roofline",
+                                    cal->in_cache_gcells / roofline_gcells(p, cal));
+        }
     }
     cJSON *list = cJSON_AddArrayToObject(res, "points");
     for (int i = 0; i < npts; i++)
@@ -725,6 +795,14 @@ static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_p
                      "the %.0f MB cache shared by the ranks on it, or more)",
                      cal->copy_gbs, cal->sweep_gbs, cal->ratio, cal->field_bytes / 1e6,
                      cal->cache_bytes / 1e6);
+        if (rc == SB_OK && cal->in_cache_gcells > 0)
+            log_info("calibrate: in the cache %.3f GCells/s: %.2f x the single-sweep roofline "
+                     "of %.3f GCells/s (sweeps of a field of %.0f KB per rank, the two fields in "
+                     "half of the %.0f KB L2, ordinary stores; the slowest rank): the most that "
+                     "temporal blocking can reach with these lines",
+                     cal->in_cache_gcells, cal->in_cache_gcells / roofline_gcells(p, cal),
+                     roofline_gcells(p, cal), cal->in_cache_field_bytes / 1e3,
+                     cal->near_cache_bytes / 1e3);
     }
     if (rc == SB_OK) print_header(p, ctx->nranks);
     *verified = true;
@@ -777,7 +855,7 @@ int cmd_stencil(struct run_ctx *ctx)
             for (int o = 0; o < p.noverlaps; o++)
                 pts[k++] = (struct stencil_point){
                     .depth = (int)p.depth[d], .async = p.mode_async[e], .overlap = p.overlap[o]};
-    struct calibration cal = {0, 0, 0, 0, 0};
+    struct calibration cal = {0};
     bool verified = true;
     rc = run_all(ctx, &p, pts, npts, &cal, &verified, &m);
     if (rc == SB_EUSAGE) log_error("%s", m.text);

@@ -317,7 +317,9 @@ const struct key_spec config_keys[] = {
      "backend (and, on CUDA, bit for bit with the CPU backend too)"},
     {"stencil", "calibrate", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "measure the memory's copy bandwidth and report the sweep kernel's bandwidth as "
-     "a ratio of it, on a field of at least 4 times the cache in front of the memory"},
+     "a ratio of it, on a field of at least 4 times the cache in front of the memory; "
+     "on the CPU also the sweeps of a field held in the L2, against the single-sweep "
+     "roofline"},
     {"stencil", "inject_fault", KEY_INT, "-1", -1, 100000000, NO_REAL, NULL,
      "test: after exchange number N (0-based) the last rank corrupts one halo value"},
 

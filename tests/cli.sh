@@ -241,6 +241,19 @@ expect "stencil_bench.py --report: the CPU's targets, the GPU's ratios per depth
     'stencil cuda 2D, 1 rank: single sweep / copy: 0.75$' \
     'stencil cuda 2D, 1 rank, depth 8: temporal / plain 1.86, temporal / roofline 0.76' -- \
     $PY "$ROOT/tools/stencil_bench.py" --report "$TEST_TMP/stencil-bench.csv"
+# a row of a run since 2026-11-28, with calibrate's sweeps in the L2; bench_table reads its lines
+printf '%s\n' 'backend,dim,ranks,copy_gbs,sweep_gbs,sweep_over_copy,roofline_gcells,none_d1,none_d4,none_d8,temporal_d1,temporal_d4,temporal_d8,in_cache_gcells' \
+    'cpu,2,1,22.4,23.1,1.03,2.8,2.635,2.568,2.56,2.513,2.782,3.371,5.57' >"$TEST_TMP/stencil-near.csv"
+expect "stencil_bench.py --report: the sweeps in the L2 against the roofline and against blocking" 0 \
+    'stencil 2D, 1 rank: temporal blocking \(depth >= 4\) / roofline: 1.20 \(target 2.0: missed\)' \
+    'stencil 2D, 1 rank: sweeps in the cache / roofline: 1.99 .*; temporal blocking \(depth >= 4\) / sweeps in the cache: 0.61$' -- \
+    $PY "$ROOT/tools/stencil_bench.py" --report "$TEST_TMP/stencil-near.csv"
+$PY "$ROOT/tools/stencil_bench.py" --report "$TEST_TMP/stencil-near.csv" >"$TEST_TMP/stencil-near.log" 2>&1
+expect "bench_table.py: the sweeps in the L2 as diagnostics, without a verdict" 0 \
+    '7 stencil +2D, 1 rank\(s\): sweeps in the L2 / roofline \(blocking.s ceiling; a diagnostic\) +1.99 +- +-$' \
+    '7 stencil +2D, 1 rank\(s\): temporal blocking / sweeps in the L2 \(a diagnostic\) +0.61 +- +-$' \
+    '7 stencil +2D, 1 rank\(s\): temporal blocking \(depth >= 4\) / roofline +1.20 +>= 2.0 +MISSED' -- \
+    $PY "$ROOT/tools/bench_table.py" "$TEST_TMP/stencil-near.log"
 expect "stencil_bench.py --sizes that are not two integers: usage error naming it" 2 \
     "--sizes '96': accepted: two positive integers" -- $PY "$ROOT/tools/stencil_bench.py" --sizes 96
 expect "stencil_bench.py --iterations 0,4: usage error naming it" 2 \

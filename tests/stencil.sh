@@ -251,6 +251,21 @@ if $PY -c "import sys; sys.exit(not 0 < $ratio < 100)"; then
 else
     fail "calibration ratio $ratio"
 fi
+# the sweeps in the L2: a rate, its ratio to the roofline of the same run,
+# on a field whose two copies fit half of that cache (with the halo)
+if $PY - "$out/summary.json" <<'PYEOF'; then
+import json, sys
+c = json.load(open(sys.argv[1]))["results"]["calibration"]
+near, roof = c["in_cache_gcells_per_s"], c["roofline_gcells_per_s"]
+ok = (near > 0 and abs(roof - c["copy_gb_per_s"] / 8) < 1e-9 * roof
+      and abs(c["in_cache_over_roofline"] - near / roof) < 1e-9 * near / roof
+      and 2 * c["in_cache_field_bytes_per_rank"] <= 1.2 * c["near_cache_bytes"] / 2)
+sys.exit(not ok)
+PYEOF
+    pass "calibrate times sweeps of a field in the L2 against the roofline of the same run"
+else
+    fail "calibrate's in-cache figures" "$out/summary.json"
+fi
 expect "plot_stencil.py draws time against depth, the breakdown and the hidden share" 0 \
     'hidden' -- $PY "$ROOT/tools/plot_stencil.py" "$out/stencil.csv" --out "$TEST_TMP/plot"
 if [[ -s $TEST_TMP/plot/stencil-depth.png && -s $TEST_TMP/plot/stencil-breakdown.png ]]; then

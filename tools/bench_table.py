@@ -114,6 +114,13 @@ def rows_of(lines):
         if m:
             rows.append(("7 stencil", f"{m[1]}, {m[2]} rank(s): {m[3]}", m[4], f">= {m[5]}",
                          m[6] == "met"))
+        m = re.match(r"stencil (\dD), (\d+) ranks?: sweeps in the cache / roofline: " + FLOAT +
+                     r" .*; temporal blocking \(depth >= 4\) / sweeps in the cache: " + FLOAT, line)
+        if m:
+            rows.append(("7 stencil", f"{m[1]}, {m[2]} rank(s): sweeps in the L2 / roofline "
+                         "(blocking's ceiling; a diagnostic)", m[3], "-", None))
+            rows.append(("7 stencil", f"{m[1]}, {m[2]} rank(s): temporal blocking / sweeps in "
+                         "the L2 (a diagnostic)", m[4], "-", None))
     return rows
 
 
