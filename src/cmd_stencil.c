@@ -432,9 +432,8 @@ struct calibration {
  * (the two fields in half of it), with ordinary stores as blocking's tiles
  * use, the fastest of five windows of at least 0.05 s: how fast the lines
  * themselves go with no memory behind them, the most that blocking's tiles
- * in that cache can reach with them.  Lines
- * as long as blocking's tiles are wide on this VM (2D 2048 points; 3D
- * 256 x 32 planes).  Sets this rank's GCells/s and field bytes. */
+ * in that cache can reach with them: 2D lines of 2048 points, 3D planes
+ * of 256 x 32 points.  Sets this rank's GCells/s and field bytes. */
 static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, double *gcells,
                               double *field_bytes, struct sb_msg *m)
 {

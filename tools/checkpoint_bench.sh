@@ -66,12 +66,15 @@ printf '# %d ranks, folder %s, median of %d\n' "$NP" "$OUT" "$REPS"
 # dd writing zeros while a second process holds BYTES of touched memory
 dd_beside() { # dd_beside BYTES FILE MB
     local ready
-    coproc BALLAST { $PY -c "
+    coproc BALLAST { exec $PY -c "
 import sys, time
 held = bytearray(b'\\x01') * $1  # every page touched
 print('ready', flush=True)
 time.sleep(3600)"; }
-    read -r ready <&"${BALLAST[0]}"
+    if ! read -r ready <&"${BALLAST[0]}" || [[ $ready != ready ]]; then
+        echo "checkpoint_bench.sh: the process that holds $1 bytes did not start" >&2
+        return 3
+    fi
     dd if=/dev/zero of="$2" bs=1M count="$3" conv=fsync 2>&1 | tail -n 1
     kill "$BALLAST_PID"
     wait "$BALLAST_PID" 2>/dev/null || true
@@ -105,7 +108,7 @@ for cells in "${sizes[@]}"; do
         same_line=$(dd if="$same" of="$dir/dd.bin" bs=1M conv=fsync 2>&1 | tail -n 1)
         rm -f "$dir/dd.bin" "$same"
         drop_caches
-        mem_line=$(dd_beside "$held" "$dir/dd.bin" "$mb")
+        mem_line=$(dd_beside "$held" "$dir/dd.bin" "$mb") || exit 3
         rm -f "$dir/dd.bin"
         samples+=("$bytes $wsec $rsec $dd_line|$same_line|$mem_line")
     done
