@@ -424,37 +424,57 @@ struct calibration {
     double copy_gbs, sweep_gbs, ratio; /* the rank with the lowest ratio */
     double field_bytes, cache_bytes;   /* per rank: what was measured, and the cache it exceeds */
     /* sweeps of a field in the near cache (0: the backend has none): the
-     * slowest rank's GCells/s, its field and that cache, in bytes */
+     * slowest rank's GCells/s, one field as stored and that cache, in bytes */
     double in_cache_gcells, in_cache_field_bytes, near_cache_bytes;
 };
 
+/* One rank's extents of calibrate_in_cache's field: lines of 2048 points
+ * (2D) or planes of 256 x 32 (3D; fewer lines where three planes would not
+ * fit), as many as fit `bytes` with the halo of depth 1 and the lines
+ * padded to whole cache lines; at least 8 lines (2D) or 1 plane (3D). */
+static void in_cache_shape(const struct stencil_params *prm, double bytes, int per[3])
+{
+    const int x = prm->dim == 3 ? 256 : 2048;
+    const double line = (double)layout_cache_line_pitch(x + 2, prm->real_bytes) * prm->real_bytes;
+    per[0] = x;
+    per[2] = 1;
+    if (prm->dim == 2) {
+        int rows = (int)(bytes / line) - 2;
+        per[1] = rows < 8 ? 8 : rows;
+        return;
+    }
+    int rows = 32;
+    while (rows > 4 && 3.0 * (rows + 2) * line > bytes)
+        rows /= 2;
+    int planes = (int)(bytes / ((rows + 2) * line)) - 2;
+    per[1] = rows;
+    per[2] = planes < 1 ? 1 : planes;
+}
+
 /* The sweeps of a field that fits the cache temporal blocking works in
- * (the two fields in half of it), with ordinary stores as blocking's tiles
- * use, the fastest of five windows of at least 0.05 s: how fast the lines
- * themselves go with no memory behind them, the most that blocking's tiles
- * in that cache can reach with them: 2D lines of 2048 points, 3D planes
- * of 256 x 32 points.  Sets this rank's GCells/s and field bytes. */
+ * (the two fields in half of it: in_cache_shape), with ordinary stores as
+ * blocking's tiles use, the fastest of five windows of at least 0.05 s:
+ * how fast the lines themselves go with no memory behind them, the most
+ * that blocking's tiles in that cache can reach with them.  Sets this
+ * rank's GCells/s and the bytes of one of its fields as stored. */
 static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, double *gcells,
                               double *field_bytes, struct sb_msg *m)
 {
     struct stencil_params prm = p->base;
     prm.depth = 1;
     prm.stores = STORES_CACHED;
-    const double line = (prm.dim == 3 ? 256.0 * 32.0 : 2048.0) * prm.real_bytes;
-    const double fit = (double)p->ops->near_cache_bytes() / 4 / line;
-    const int per[3] = {prm.dim == 3 ? 256 : 2048, prm.dim == 3 ? 32 : fit < 8 ? 8 : (int)fit,
-                        prm.dim == 2 ? 1 : fit < 4 ? 4 : (int)fit};
+    int per[3];
+    in_cache_shape(&prm, (double)p->ops->near_cache_bytes() / 4, per);
     for (int i = 0; i < 3; i++)
         prm.global[i] = per[i] * p->dims[i];
     struct stencil_run r;
     int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
-    if (rc != SB_OK) return rc;
     enum { batch = 16 };
     struct sbox own[batch];
     for (int i = 0; i < batch; i++)
         own[i] = grid_sweep_region(&r.grid, 0);
     double seconds = 0, t, best = 0;
-    rc = r.backend.ops->sweep(&r.backend, batch, own, &t); /* warm */
+    if (rc == SB_OK) rc = r.backend.ops->sweep(&r.backend, batch, own, &t); /* warm */
     for (int window = 0; rc == SB_OK && window < 5; window++) {
         long sweeps = 0;
         double all = 0;
@@ -466,10 +486,10 @@ static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, doubl
         double rate = (double)sbox_points(&own[0]) * (double)sweeps / all / 1e9;
         best = rate > best ? rate : best;
     }
-    *field_bytes = (double)layout_points(&r.backend.layout) * prm.real_bytes;
+    *field_bytes = rc == SB_OK ? (double)layout_stored_points(&r.backend.layout) * prm.real_bytes : 0;
     *gcells = rc == SB_OK ? best : 0.0;
     stencil_teardown(&r);
-    return rc;
+    return agree(rc, comm); /* no rank goes on to the reduction alone */
 }
 
 /* Copy bandwidth of the backend's memory against sweeps over the own
@@ -509,7 +529,7 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
     double field = (double)layout_points(&r.backend.layout) * prm.real_bytes;
     double swept = (double)sbox_points(&own[0]) * prm.real_bytes;
     stencil_teardown(&r);
-    CHECK(rc);
+    CHECK(agree(rc, comm)); /* a copy or sweep failed on one rank: all return */
     double mine[5] = {2 * field * reps / copy / 1e9, 2 * swept * reps / sweep / 1e9, 0, field,
                       cache};
     mine[2] = mine[1] / mine[0];
@@ -522,11 +542,10 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
     CHECK_MPI(MPI_Bcast(mine, 5, MPI_DOUBLE, out.rank, comm));
     *cal = (struct calibration){mine[0], mine[1], mine[2], mine[3], mine[4], 0, 0, 0};
     if (!p->ops->near_cache_bytes) return SB_OK;
-    double near[2] = {0, 0};
-    CHECK(calibrate_in_cache(p, comm, &near[0], &near[1], m));
-    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, near, 1, MPI_DOUBLE, MPI_MIN, comm));
-    cal->in_cache_gcells = near[0];
-    cal->in_cache_field_bytes = near[1];
+    double slowest = 0; /* every rank sweeps a field of the same shape */
+    CHECK(calibrate_in_cache(p, comm, &slowest, &cal->in_cache_field_bytes, m));
+    CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MIN, comm));
+    cal->in_cache_gcells = slowest;
     cal->near_cache_bytes = (double)p->ops->near_cache_bytes();
     return SB_OK;
 }
@@ -796,12 +815,13 @@ static int run_all(struct run_ctx *ctx, struct stencil_plan *p, struct stencil_p
                      cal->cache_bytes / 1e6);
         if (rc == SB_OK && cal->in_cache_gcells > 0)
             log_info("calibrate: in the cache %.3f GCells/s: %.2f x the single-sweep roofline "
-                     "of %.3f GCells/s (sweeps of a field of %.0f KB per rank, the two fields in "
-                     "half of the %.0f KB L2, ordinary stores; the slowest rank): the most that "
-                     "temporal blocking can reach with these lines",
+                     "of %.3f GCells/s (the copy's above; sweeps of a field of %.0f KiB per rank, "
+                     "the two fields in about half of the %.0f KiB L2, ordinary stores; the "
+                     "slowest rank): what temporal blocking's tiles in the L2 can reach with "
+                     "these lines",
                      cal->in_cache_gcells, cal->in_cache_gcells / roofline_gcells(p, cal),
-                     roofline_gcells(p, cal), cal->in_cache_field_bytes / 1e3,
-                     cal->near_cache_bytes / 1e3);
+                     roofline_gcells(p, cal), cal->in_cache_field_bytes / 1024,
+                     cal->near_cache_bytes / 1024);
     }
     if (rc == SB_OK) print_header(p, ctx->nranks);
     *verified = true;

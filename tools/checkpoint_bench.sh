@@ -63,21 +63,34 @@ print(v)"
 }
 
 printf '# %d ranks, folder %s, median of %d\n' "$NP" "$OUT" "$REPS"
-# dd writing zeros while a second process holds BYTES of touched memory
+# dd writing zeros while a second process holds BYTES of touched memory.
+# That process reads its stdin until it closes: when this function closes
+# its end, or when the script ends in any way, it exits.  Prints dd's last
+# line; returns 3 when the holder did not start, died before dd was done,
+# or dd failed.
 dd_beside() { # dd_beside BYTES FILE MB
-    local ready
+    local ready line
     coproc BALLAST { exec $PY -c "
-import sys, time
+import sys
 held = bytearray(b'\\x01') * $1  # every page touched
 print('ready', flush=True)
-time.sleep(3600)"; }
-    if ! read -r ready <&"${BALLAST[0]}" || [[ $ready != ready ]]; then
+sys.stdin.read()"; }
+    local from=${BALLAST[0]} to=${BALLAST[1]} pid=$BALLAST_PID
+    if ! read -r ready <&"$from" || [[ $ready != ready ]]; then
         echo "checkpoint_bench.sh: the process that holds $1 bytes did not start" >&2
         return 3
     fi
-    dd if=/dev/zero of="$2" bs=1M count="$3" conv=fsync 2>&1 | tail -n 1
-    kill "$BALLAST_PID"
-    wait "$BALLAST_PID" 2>/dev/null || true
+    line=$(dd if=/dev/zero of="$2" bs=1M count="$3" conv=fsync 2>&1 | tail -n 1) || {
+        echo "checkpoint_bench.sh: dd beside the memory failed: $line" >&2
+        return 3
+    }
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "checkpoint_bench.sh: the process that holds $1 bytes ended before dd did" >&2
+        return 3
+    fi
+    exec {to}>&-
+    wait "$pid" 2>/dev/null || true
+    echo "$line"
 }
 
 printf '%10s %9s %10s %10s %10s %8s %8s %12s %13s %11s %12s\n' atoms MB write_MB/s read_MB/s dd_MB/s \

@@ -135,7 +135,7 @@ def report(row):
     verdict = "met" if best / roof >= 2.0 else "missed"
     print(f"{tag}: temporal blocking (depth >= 4) / roofline: {best / roof:.2f} "
           f"(target 2.0: {verdict})")
-    if row.get("in_cache_gcells"):  # runs since 2026-11-28: the lines' own speed in the L2
+    if float(row.get("in_cache_gcells") or 0) > 0:  # since 2026-11-28: the lines in the L2
         near = np_ * float(row["in_cache_gcells"])
         print(f"{tag}: sweeps in the cache / roofline: {near / roof:.2f} (the ceiling of "
               f"blocking's tiles in the L2); temporal blocking (depth >= 4) / sweeps in the "
