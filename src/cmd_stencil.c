@@ -455,16 +455,16 @@ static void in_cache_shape(const struct stencil_params *prm, double bytes, int p
  * (the two fields in half of it: in_cache_shape), with ordinary stores as
  * blocking's tiles use, the fastest of five windows of at least 0.05 s:
  * how fast the lines themselves go with no memory behind them, the most
- * that blocking's tiles in that cache can reach with them.  Sets this
- * rank's GCells/s and the bytes of one of its fields as stored. */
-static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, double *gcells,
-                              double *field_bytes, struct sb_msg *m)
+ * that blocking's tiles in that cache (`cache` bytes) can reach with them.
+ * Sets this rank's GCells/s and the bytes of one of its fields as stored. */
+static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, double cache,
+                              double *gcells, double *field_bytes, struct sb_msg *m)
 {
     struct stencil_params prm = p->base;
     prm.depth = 1;
     prm.stores = STORES_CACHED;
     int per[3];
-    in_cache_shape(&prm, (double)p->ops->near_cache_bytes() / 4, per);
+    in_cache_shape(&prm, cache / 4, per);
     for (int i = 0; i < 3; i++)
         prm.global[i] = per[i] * p->dims[i];
     struct stencil_run r;
@@ -486,7 +486,8 @@ static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, doubl
         double rate = (double)sbox_points(&own[0]) * (double)sweeps / all / 1e9;
         best = rate > best ? rate : best;
     }
-    *field_bytes = rc == SB_OK ? (double)layout_stored_points(&r.backend.layout) * prm.real_bytes : 0;
+    *field_bytes =
+        rc == SB_OK ? (double)layout_stored_points(&r.backend.layout) * prm.real_bytes : 0;
     *gcells = rc == SB_OK ? best : 0.0;
     stencil_teardown(&r);
     return agree(rc, comm); /* no rank goes on to the reduction alone */
@@ -543,10 +544,11 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
     *cal = (struct calibration){mine[0], mine[1], mine[2], mine[3], mine[4], 0, 0, 0};
     if (!p->ops->near_cache_bytes) return SB_OK;
     double slowest = 0; /* every rank sweeps a field of the same shape */
-    CHECK(calibrate_in_cache(p, comm, &slowest, &cal->in_cache_field_bytes, m));
+    cal->near_cache_bytes = (double)p->ops->near_cache_bytes();
+    CHECK(calibrate_in_cache(p, comm, cal->near_cache_bytes, &slowest, &cal->in_cache_field_bytes,
+                             m));
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MIN, comm));
     cal->in_cache_gcells = slowest;
-    cal->near_cache_bytes = (double)p->ops->near_cache_bytes();
     return SB_OK;
 }
 

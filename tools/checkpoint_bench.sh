@@ -63,6 +63,19 @@ print(v)"
 }
 
 printf '# %d ranks, folder %s, median of %d\n' "$NP" "$OUT" "$REPS"
+# dd of FROM into FILE (MB megabytes, or all of FROM), flushed to disk;
+# prints dd's last line and removes FILE; returns 3 when dd failed.
+dd_into() { # dd_into FROM FILE [MB]
+    local line
+    line=$(dd if="$1" of="$2" bs=1M ${3:+count="$3"} conv=fsync 2>&1 | tail -n 1) || {
+        echo "checkpoint_bench.sh: dd of $1 into $2 failed: $line" >&2
+        rm -f "$2"
+        return 3
+    }
+    rm -f "$2"
+    echo "$line"
+}
+
 # dd writing zeros while a second process holds BYTES of touched memory.
 # That process reads its stdin until it closes: when this function closes
 # its end, or when the script ends in any way, it exits.  Prints dd's last
@@ -80,10 +93,7 @@ sys.stdin.read()"; }
         echo "checkpoint_bench.sh: the process that holds $1 bytes did not start" >&2
         return 3
     fi
-    line=$(dd if=/dev/zero of="$2" bs=1M count="$3" conv=fsync 2>&1 | tail -n 1) || {
-        echo "checkpoint_bench.sh: dd beside the memory failed: $line" >&2
-        return 3
-    }
+    line=$(dd_into /dev/zero "$2" "$3") || return 3
     if ! kill -0 "$pid" 2>/dev/null; then
         echo "checkpoint_bench.sh: the process that holds $1 bytes ended before dd did" >&2
         return 3
@@ -115,15 +125,13 @@ for cells in "${sizes[@]}"; do
         cp "$dir/md-00000000.h5md" "$same"
         drop_caches
         mb=$((${bytes%.*} / 1048576 + 1))
-        dd_line=$(dd if=/dev/zero of="$dir/dd.bin" bs=1M count="$mb" conv=fsync 2>&1 | tail -n 1)
-        rm -f "$dir/dd.bin"
+        zeros_line=$(dd_into /dev/zero "$dir/dd.bin" "$mb") || exit 3
         drop_caches
-        same_line=$(dd if="$same" of="$dir/dd.bin" bs=1M conv=fsync 2>&1 | tail -n 1)
-        rm -f "$dir/dd.bin" "$same"
+        same_line=$(dd_into "$same" "$dir/dd.bin") || exit 3
+        rm -f "$same"
         drop_caches
         mem_line=$(dd_beside "$held" "$dir/dd.bin" "$mb") || exit 3
-        rm -f "$dir/dd.bin"
-        samples+=("$bytes $wsec $rsec $dd_line|$same_line|$mem_line")
+        samples+=("$bytes $wsec $rsec $zeros_line|$same_line|$mem_line")
     done
     printf '%s\n' "${samples[@]}" | $PY -c "
 import re, statistics, sys
