@@ -307,6 +307,15 @@ void cpu_line_portable(const struct stencil_layout *l, const void *in, void *out
     run_from(l, in, out, x0, y, z, x1 - x0, false);
 }
 
+bool cpu_threads_many(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads() > 1;
+#else
+    return false;
+#endif
+}
+
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
               int z, int planes)
 {
@@ -323,10 +332,50 @@ void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0,
             cpu_line_portable(l, in, out, x0, x1, y, z + k);
 }
 
-/* out = stencil(in) on one box, OpenMP over its lines (with streaming
- * stores, over groups of lines of one plane: gpu/backend_cpu_simd.c).
- * (Storing through an L1 buffer with non-temporal stores was tried first
- * and measured slower here: 10.7 against 13.3 GB/s.) */
+/* How sweep_box cuts a box: groups of `per` lines of one plane (with
+ * streaming stores computed side by side), `planes` planes a call, in
+ * tiles of `tile` lines of y; `all` groups in all. */
+struct line_groups {
+    int per, planes, nz, tile, groups;
+    long all;
+};
+
+/* The calling thread's share of a box's groups of lines: all of them
+ * outside a parallel region (an orphaned `omp for`). */
+static void sweep_groups(const struct stencil_layout *l, const struct cpu_state *s,
+                         const struct sbox *box, const struct line_groups *g)
+{
+#pragma omp for schedule(static) nowait
+    for (long i = 0; i < g->all; i++) {
+        int k = (int)(i % g->groups), z = box->lo[2] + (int)(i / g->groups % g->nz) * g->planes;
+        int y0 = box->lo[1] + (int)(i / g->groups / g->nz) * g->tile + k * g->per;
+        int end = box->lo[1] + (int)(i / g->groups / g->nz) * g->tile + g->tile;
+        end = end < box->hi[1] ? end : box->hi[1];
+        if (y0 >= end) continue;
+        const int np = box->hi[2] - z < g->planes ? box->hi[2] - z : g->planes;
+        if (s->stream)
+            cpu_simd_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
+                           end - y0 < g->per ? end - y0 : g->per, z, np, true);
+        else
+            cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z, np);
+    }
+    /* each thread's streamed lines are visible before anyone reads them;
+       once a sweep (a fence after every line measured 1.0 GCells/s against
+       1.6 in 3D 512^3) */
+    if (s->stream) cpu_simd_fence();
+}
+
+/* The columns of a face one point wide: the calling thread's share. */
+static void sweep_columns(const struct stencil_layout *l, const struct cpu_state *s,
+                          const struct sbox *box)
+{
+#pragma omp for schedule(static) nowait
+    for (int z = box->lo[2]; z < box->hi[2]; z++)
+        run_from(l, s->in, s->out, box->lo[0], box->lo[1], z, box->hi[1] - box->lo[1], true);
+}
+
+/* out = stencil(in) on one box, OpenMP over its lines where the rank runs
+ * several threads (cpu_threads_many). */
 static void sweep_box(struct stencil_backend *b, const struct sbox *box)
 {
     struct cpu_state *s = state(b);
@@ -334,9 +383,11 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
     if (sbox_points(box) == 0) return;
     const int ny = box->hi[1] - box->lo[1];
     if (box->hi[0] - box->lo[0] == 1 && ny > 1) { /* a face one point wide: columns */
-#pragma omp parallel for schedule(static)
-        for (int z = box->lo[2]; z < box->hi[2]; z++)
-            run_from(l, s->in, s->out, box->lo[0], box->lo[1], z, ny, true);
+        if (cpu_threads_many()) {
+#pragma omp parallel
+            sweep_columns(l, s, box);
+        } else
+            sweep_columns(l, s, box);
         return;
     }
     /* Groups of lines of one plane (with streaming stores computed side by
@@ -355,38 +406,22 @@ static void sweep_box(struct stencil_backend *b, const struct sbox *box)
        three runs each) half of it, 256 KiB, 0.47-0.53 and 0.38-0.50
        against an eighth's 0.41-0.43 and 0.34-0.45
        (docs/results/stencil-avx2-streaming-ab.txt) */
-    const int per = s->stream ? cpu_stream_group(l) : 1, planes = cpu_plane_group(l);
-    const int nz = (box->hi[2] - box->lo[2] + planes - 1) / planes; /* groups of planes */
-    int tile = ny;
+    struct line_groups g = {
+        .per = s->stream ? cpu_stream_group(l) : 1, .planes = cpu_plane_group(l), .tile = ny};
+    g.nz = (box->hi[2] - box->lo[2] + g.planes - 1) / g.planes; /* groups of planes */
     if (l->dim == 3) {
         const size_t most = (size_t)256 << 10;
         size_t row = 3 * layout_pitch(l) * (size_t)l->real_bytes;
         size_t fit = (s->l2 / 2 < most ? s->l2 / 2 : most) / row;
-        tile = fit < (size_t)per ? per : fit < (size_t)ny ? (int)(fit / per * per) : ny;
+        g.tile = fit < (size_t)g.per ? g.per : fit < (size_t)ny ? (int)(fit / g.per * g.per) : ny;
     }
-    const int tiles = (ny + tile - 1) / tile, groups = (tile + per - 1) / per;
-    const long all = (long)tiles * nz * groups;
+    g.groups = (g.tile + g.per - 1) / g.per;
+    g.all = (long)((ny + g.tile - 1) / g.tile) * g.nz * g.groups;
+    if (cpu_threads_many()) {
 #pragma omp parallel
-    {
-#pragma omp for schedule(static) nowait
-        for (long i = 0; i < all; i++) {
-            int g = (int)(i % groups), z = box->lo[2] + (int)(i / groups % nz) * planes;
-            int y0 = box->lo[1] + (int)(i / groups / nz) * tile + g * per;
-            int end = box->lo[1] + (int)(i / groups / nz) * tile + tile;
-            end = end < box->hi[1] ? end : box->hi[1];
-            if (y0 >= end) continue;
-            const int np = box->hi[2] - z < planes ? box->hi[2] - z : planes;
-            if (s->stream)
-                cpu_simd_lines(l, s->in, s->out, box->lo[0], box->hi[0], y0,
-                               end - y0 < per ? end - y0 : per, z, np, true);
-            else
-                cpu_line(l, s->in, s->out, box->lo[0], box->hi[0], y0, z, np);
-        }
-        /* each thread's streamed lines are visible before anyone reads
-           them; once a sweep (a fence after every line measured 1.0
-           GCells/s against 1.6 in 3D 512^3) */
-        if (s->stream) cpu_simd_fence();
-    }
+        sweep_groups(l, s, box, &g);
+    } else
+        sweep_groups(l, s, box, &g);
 }
 
 static int cpu_sweep(struct stencil_backend *b, int n, const struct sbox *box, double *seconds)

@@ -14,6 +14,15 @@
 void cpu_line(const struct stencil_layout *l, const void *in, void *out, int x0, int x1, int y,
               int z, int planes);
 
+/* Whether this rank runs several OpenMP threads: only then do the sweeps
+ * enter a parallel region.  libgomp ends every region with a system call
+ * (a futex wake), a team of one thread included, and on the VMs this
+ * project is measured on a system call costs a sweep its cached lines:
+ * 2D 2048 x 32 float in the L2 of an AMD EPYC (Zen 5), one core, 9.6
+ * GCells/s, 4.1 with a region of one thread a sweep, 4.5 with a getppid()
+ * a sweep (2026-12-07; docs/results/stencil-omp-region-ab.txt). */
+bool cpu_threads_many(void);
+
 /* The same with the compiler's loops (AVX-512, AVX2 or plain x86-64 clones):
  * what cpu_line runs where no hand-written lines are faster, and the reference
  * tests/test_stencil_stream.c checks the hand-written lines against. */

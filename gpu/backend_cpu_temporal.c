@@ -57,9 +57,6 @@
 #include "../src/cpu_cache.h"
 
 #include <limits.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 static int min_int(int a, int b)
 {
@@ -106,6 +103,16 @@ int cpu_tile_candidates(const struct stencil_layout *l, int n, int *tiles, int m
     return count;
 }
 
+/* Lines lo .. hi - 1 of the planes w .. w + planes - 1 within box: the
+ * calling thread's share (all of them outside a parallel region). */
+static void plane_lines(const struct stencil_layout *l, const void *in, void *out,
+                        const struct sbox *box, int lo, int hi, int w, int planes)
+{
+#pragma omp for schedule(static) nowait
+    for (int y = lo; y < hi; y++)
+        cpu_line(l, in, out, box->lo[0], box->hi[0], y, w, planes);
+}
+
 /* Sweep t's part of one tile on the planes w .. w + planes - 1 of W: lines
  * (3D) or one line piece (2D, planes 1). */
 static void tile_planes(const struct stencil_layout *l, void *const field[2], int t,
@@ -121,9 +128,11 @@ static void tile_planes(const struct stencil_layout *l, void *const field[2], in
         cpu_line(l, in, out, lo, hi, w0, box->lo[2], 1);
         return;
     }
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int y = lo; y < hi; y++)
-        cpu_line(l, in, out, box->lo[0], box->hi[0], y, w0, w1 - w0);
+    if (parallel) {
+#pragma omp parallel
+        plane_lines(l, in, out, box, lo, hi, w0, w1 - w0);
+    } else
+        plane_lines(l, in, out, box, lo, hi, w0, w1 - w0);
 }
 
 void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], int n,
@@ -140,12 +149,9 @@ void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], i
     }
     if (first > last) return; /* every box empty */
     if (tile <= 0) tile = auto_tile(l, n);
-    if (tile < 2) tile = 2; /* tiles of 1 are right too, and slow */
-    int parallel = 0;
-#ifdef _OPENMP
-    parallel = omp_get_max_threads() > 1;
-#endif
-    const int planes = cpu_plane_group(l); /* per step: 1 in 2D */
+    if (tile < 2) tile = 2;                  /* tiles of 1 are right too, and slow */
+    const int parallel = cpu_threads_many(); /* a parallel region a call only then */
+    const int planes = cpu_plane_group(l);   /* per step: 1 in 2D */
     for (int b0 = bfirst; b0 < blast; b0 += tile) {
         const int b1 = b0 + tile;
         for (int s = first; s <= last; s += planes)
