@@ -437,6 +437,13 @@ static void *worker_main(void *arg)
 {
     struct stencil_backend *b = arg;
     struct cpu_state *s = state(b);
+#ifdef _OPENMP
+    /* a new thread starts from OpenMP's default (OMP_NUM_THREADS, else the
+       CPUs it may run on), not from cpu_init's omp_set_num_threads: the
+       helper's sweep takes stencil.threads too, and with one thread enters
+       no parallel region (cpu_threads_many) */
+    if (b->layout.threads > 0) omp_set_num_threads(b->layout.threads);
+#endif
     double t0 = now();
     sweep_box(b, &s->worker_box);
     s->worker_seconds = now() - t0;
