@@ -62,8 +62,10 @@ static void forces(const struct neighbor *nb, const double *x, enum sb_isa isa, 
     memset(f, 0, 3 * NOWN * sizeof *f);
     memset(e, 0, sizeof *e);
     lj_forces_isa = isa;
+    lj_forces_wide_on_amd = true; /* the loop asked for, on every processor */
     lj_forces(nb, x, NOWN, f, CUT, energy, e);
     lj_forces_isa = SB_ISA_AVX512;
+    lj_forces_wide_on_amd = false;
 }
 
 /* AVX-512 (where this processor has it) against the portable loop, bit

@@ -6,6 +6,22 @@
 #endif
 
 enum sb_isa lj_forces_isa = SB_ISA_AVX512;
+bool lj_forces_wide_on_amd = false;
+
+/* Whether the AVX-512 loop, which gathers and scatters, pays on this
+ * processor: not on AMD's, which run scatters slowly.  On the Zen 5 EPYC
+ * VM (2026-12-07) the portable loop computed the forces of 32 000 atoms
+ * in 0.45-0.47 s against 0.75-0.80, the same bits; whole runs 1.39-1.51x
+ * faster at 32 000 and 256 000 atoms on 1 and 2 ranks
+ * (docs/results/md-force-portable-zen5-ab.txt). */
+static bool wide_pays(void)
+{
+#ifdef SB_X86_AVX512
+    return lj_forces_wide_on_amd || !__builtin_cpu_is("amd");
+#else
+    return true;
+#endif
+}
 
 /* One list's sums into the particle's force and the energies. */
 static inline void add_sums(double fx, double fy, double fz, bool both, bool energy,
@@ -200,7 +216,7 @@ void lj_forces(const struct neighbor *nb, const double *restrict x, int nown, do
        portable loop on an AMD EPYC without AVX-512: forces of 32 000 atoms
        over 100 steps on 1 rank, best of 8 runs 0.755 against 0.791 s,
        medians 1.02 and 1.00; with AVX2's gathers a median of 1.66 s.) */
-    if (sb_isa_upto(lj_forces_isa) == SB_ISA_AVX512)
+    if (sb_isa_upto(lj_forces_isa) == SB_ISA_AVX512 && wide_pays())
         all_forces(nb, x, f, cut2, energy, sums, partners_avx512);
     else
 #endif

@@ -26,7 +26,10 @@ void lj_forces(const struct neighbor *nb, const double *x, int nown, double *f, 
 
 /* The widest pairs' loop allowed: AVX-512 where the processor has it
  * (default SB_ISA_AVX512), else the portable one (built for AVX2 too:
- * src/vectorize.h); both give the same bits (tests/test_force.c). */
+ * src/vectorize.h); both give the same bits (tests/test_force.c).  On AMD
+ * processors the portable loop runs unless lj_forces_wide_on_amd (a test's
+ * switch): there it is the faster (src/md/force.c). */
 extern enum sb_isa lj_forces_isa;
+extern bool lj_forces_wide_on_amd;
 
 #endif
