@@ -375,7 +375,10 @@ static void sweep_columns(const struct stencil_layout *l, const struct cpu_state
 }
 
 /* out = stencil(in) on one box, OpenMP over its lines where the rank runs
- * several threads (cpu_threads_many). */
+ * several threads (cpu_threads_many); with streaming stores over groups of
+ * lines of one plane (gpu/backend_cpu_simd.c).  (Storing through an L1
+ * buffer with non-temporal stores was tried first and measured slower
+ * here: 10.7 against 13.3 GB/s.) */
 static void sweep_box(struct stencil_backend *b, const struct sbox *box)
 {
     struct cpu_state *s = state(b);

@@ -116,7 +116,7 @@ static void plane_lines(const struct stencil_layout *l, const void *in, void *ou
 /* Sweep t's part of one tile on the planes w .. w + planes - 1 of W: lines
  * (3D) or one line piece (2D, planes 1). */
 static void tile_planes(const struct stencil_layout *l, void *const field[2], int t,
-                        const struct sbox *box, int b0, int b1, int w, int planes, int parallel)
+                        const struct sbox *box, int b0, int b1, int w, int planes, bool parallel)
 {
     const int wa = l->dim - 1, ba = l->dim - 2;
     const int w0 = max_int(w, box->lo[wa]), w1 = min_int(w + planes, box->hi[wa]);
@@ -149,9 +149,9 @@ void cpu_temporal_sweeps(const struct stencil_layout *l, void *const field[2], i
     }
     if (first > last) return; /* every box empty */
     if (tile <= 0) tile = auto_tile(l, n);
-    if (tile < 2) tile = 2;                  /* tiles of 1 are right too, and slow */
-    const int parallel = cpu_threads_many(); /* a parallel region a call only then */
-    const int planes = cpu_plane_group(l);   /* per step: 1 in 2D */
+    if (tile < 2) tile = 2;                   /* tiles of 1 are right too, and slow */
+    const bool parallel = cpu_threads_many(); /* a parallel region a call only then */
+    const int planes = cpu_plane_group(l);    /* per step: 1 in 2D */
     for (int b0 = bfirst; b0 < blast; b0 += tile) {
         const int b1 = b0 + tile;
         for (int s = first; s <= last; s += planes)
