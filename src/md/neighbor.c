@@ -135,8 +135,10 @@ static inline void scan(const struct neighbor *nb, int c0, int c1, int i, int no
 
 #ifdef SB_X86_AVX512
 /* The same scan eight candidates at a time: the same products and sums in
- * the same order (no FMA), the partners kept by compressing stores, which
- * keep the candidates' order. */
+ * the same order (no FMA), the partners packed in order by a compress in a
+ * register and all eight stored, the count advancing by the kept ones (the
+ * lists have 8 spare).  A compressing store to memory does the same in one
+ * instruction, but AMD's Zen 4 and 5 run it as a slow microcoded sequence. */
 __attribute__((target("avx512f,avx512vl"))) static void
 scan_avx512(const struct neighbor *nb, int c0, int c1, int i, int nown, const double xi[3],
             double reach2, int *restrict mine, size_t *own, int *restrict theirs, size_t *ghosts)
@@ -158,9 +160,9 @@ scan_avx512(const struct neighbor *nb, int c0, int c1, int i, int nown, const do
         __mmask8 is_own = _mm256_cmplt_epi32_mask(j, owned);
         __mmask8 keep = near & is_own & _mm256_cmpgt_epi32_mask(j, me);
         __mmask8 ghost = near & (__mmask8)~is_own;
-        _mm256_mask_compressstoreu_epi32(mine + o, keep, j);
+        _mm256_storeu_si256((__m256i *)(mine + o), _mm256_maskz_compress_epi32(keep, j));
         o += (size_t)__builtin_popcount(keep);
-        _mm256_mask_compressstoreu_epi32(theirs + g, ghost, j);
+        _mm256_storeu_si256((__m256i *)(theirs + g), _mm256_maskz_compress_epi32(ghost, j));
         g += (size_t)__builtin_popcount(ghost);
     }
     *own = o;
@@ -171,7 +173,7 @@ scan_avx512(const struct neighbor *nb, int c0, int c1, int i, int nown, const do
 #ifdef SB_X86_AVX512
 /* For each set of kept lanes (a 4-bit mask), the lanes in order, first:
  * AVX2 has no compressing store, so a shuffle packs them and all four are
- * stored, the count advancing by the kept ones (the lists have 4 spare). */
+ * stored, the count advancing by the kept ones (the lists have 8 spare). */
 static const int32_t packed_lanes[16][4] = {
     {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
     {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
@@ -272,10 +274,10 @@ lists_of_bin(struct neighbor *nb, scan_fn *scan_range, const int home[3], int no
             continue; /* ghosts and other members' particles have no list here */
         const double xi[3] = {axis(nb, 0)[a], axis(nb, 1)[a], axis(nb, 2)[a]};
         int row = i - nb->i_lo;
-        /* room for every candidate, so the scan can write blindly (4 more
-           for the AVX2 scan's stores of four) */
-        reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates + 4);
-        reserve(&nb->scratch, &nb->scratch_cap, candidates + 4);
+        /* room for every candidate, so the scan can write blindly (8 more
+           for the wide scans' stores of eight and four) */
+        reserve(&nb->list, &nb->list_cap, nb->list_len + 2 * candidates + 8);
+        reserve(&nb->scratch, &nb->scratch_cap, candidates + 8);
         int *restrict mine = nb->list + nb->list_len, *restrict theirs = nb->scratch;
         size_t own = 0, ghosts = 0;
         for (int r = 0; r < nranges; r++)
