@@ -1,7 +1,13 @@
 # Shared by the shell tests: run a case, check its exit code and output,
 # count passes and failures.  Source it; it needs SHIFTBOX (the binary).
 : "${SHIFTBOX:=build/shiftbox}"
-: "${TEST_TMP:=$(mktemp -d "${TMPDIR:-/tmp}/shiftbox-tests.XXXXXX")}"
+# The cases' logs and outputs: a folder of this suite's own, removed when
+# the suite ends with no failure and kept (fail names the log) otherwise; a
+# TEST_TMP given from outside is left alone.
+if [[ -z ${TEST_TMP:-} ]]; then
+    TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/shiftbox-tests.XXXXXX")
+    trap '[[ ${FAILED:-0} -eq 0 ]] && rm -rf "$TEST_TMP"' EXIT
+fi
 PASSED=${PASSED:-0}
 FAILED=${FAILED:-0}
 
@@ -44,7 +50,10 @@ pass() {
 fail() {
     FAILED=$((FAILED + 1))
     echo "not ok - $1"
-    [[ -n ${2:-} && -f $2 ]] && sed 's/^/    | /' "$2" | tail -25
+    if [[ -n ${2:-} && -f $2 ]]; then
+        sed 's/^/    | /' "$2" | tail -25
+        echo "    | (the whole log: $2)"
+    fi
 }
 
 # expect NAME RC [PATTERN ...] -- COMMAND ...
