@@ -1,6 +1,7 @@
 #include "span.h"
 #include "../src/error.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,15 +34,23 @@ void span_make_room(struct span *s, size_t before, size_t after, unsigned char *
 void span_restart(struct span *s, size_t before, size_t after)
 {
     /* A block grown by span_make_room has its data moved about in it, and
-     * pages once written stay resident: when it is far larger than what
-     * the span now expects, a fresh block of the right size replaces it
-     * (its pages resident only where the data goes). */
+     * pages once written stay resident: when it stays far larger than what
+     * the span expects, a fresh block of the right size replaces it (its
+     * pages resident only where the data goes).  Not at the first such
+     * restart: where payloads of different sizes take turns (a sweep's
+     * points), the large block would be freed and its pages faulted in
+     * anew at every exchange -- on 2 ranks of the Zen 5 VM, 7.5 page faults
+     * an exchange, and means of 28-46 us against medians of 0.7 at 10 B
+     * (docs/results/span-shrink-ab.txt). */
     size_t need = before + after;
-    if (!s->base || s->cap < need || s->cap > need + need / 2 + 4096) {
+    bool too_large = s->base && s->cap > need + need / 2 + 4096;
+    s->oversized = too_large ? s->oversized + 1 : 0;
+    if (!s->base || s->cap < need || s->oversized > SPAN_SHRINK_AFTER) {
         size_t cap = need + need / 16 + 64; /* the slack: pages never written cost nothing */
         free(s->base);
         s->base = sb_malloc(cap, "an exchange buffer");
         s->cap = cap;
+        s->oversized = 0;
     }
     /* the slack split between both ends: a little more than expected on
        either side fits without moving the data */
@@ -53,4 +62,5 @@ void span_free(struct span *s)
     free(s->base);
     s->base = NULL;
     s->cap = s->front = s->back = 0;
+    s->oversized = 0;
 }

@@ -10,6 +10,7 @@
 struct span {
     unsigned char *base;
     size_t cap, front, back;
+    unsigned oversized; /* restarts in a row that found the block far too large */
 };
 
 static inline size_t span_len(const struct span *s)
@@ -23,7 +24,10 @@ static inline size_t span_len(const struct span *s)
  * still in flight from it can finish; the caller frees it afterwards. */
 void span_make_room(struct span *s, size_t before, size_t after, unsigned char **keep_old);
 
-/* Empties the span, leaving `before` bytes of room ahead and `after` behind. */
+/* Empties the span, leaving `before` bytes of room ahead and `after` behind.
+ * A block far larger than that is replaced by one of the right size only
+ * after SPAN_SHRINK_AFTER such restarts in a row (span.c). */
+enum { SPAN_SHRINK_AFTER = 64 };
 void span_restart(struct span *s, size_t before, size_t after);
 
 void span_free(struct span *s);
