@@ -3,10 +3,12 @@
 : "${SHIFTBOX:=build/shiftbox}"
 # The cases' logs and outputs: a folder of this suite's own, removed when
 # the suite ends with no failure and kept (fail names the log) otherwise; a
-# TEST_TMP given from outside is left alone.
+# TEST_TMP given from outside is left alone.  Removed quietly: a message
+# after the suite's last line would hide its "N passed, N failed" from
+# tests/run-all.sh.
 if [[ -z ${TEST_TMP:-} ]]; then
     TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/shiftbox-tests.XXXXXX")
-    trap '[[ ${FAILED:-0} -eq 0 ]] && rm -rf "$TEST_TMP"' EXIT
+    trap '[[ ${FAILED:-0} -eq 0 ]] && rm -rf -- "$TEST_TMP" 2>/dev/null' EXIT
 fi
 PASSED=${PASSED:-0}
 FAILED=${FAILED:-0}
