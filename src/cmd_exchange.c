@@ -303,7 +303,8 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     p->rendezvous = cfg_bool(c, "model.rendezvous");
     p->auto_margin = cfg_real(c, "model.auto_margin");
     p->have_model = cfg_text(c, "model.hockney")[0] != '\0';
-    if (p->have_model) CHECK(model_load_hockney(c, &p->hockney, m));
+    if (p->have_model) /* read on every rank: one that cannot stops all, with its message */
+        CHECK(sb_agree(model_load_hockney(c, &p->hockney, m), m, ctx->world));
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_baselines(p, c, m));

@@ -570,7 +570,9 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
     CHECK(topology_init(&r->topo, ctx->world, team, dims, m));
     md_geometry_init(&r->geo, &r->prm, &r->topo);
     CHECK(choose_k(r, m));
-    if (!strcmp(r->module, "auto")) CHECK(choose_module(r, ctx->cfg, m));
+    /* model.hockney (and model.smp) are read on every rank: one that cannot
+     * read its copy stops all, with its message */
+    if (!strcmp(r->module, "auto")) CHECK(sb_agree(choose_module(r, ctx->cfg, m), m, ctx->world));
     CHECK(check_memory(r, m));
     r->trim = (struct exchange_trim){.item = 3 * sizeof(double),
                                      .edge = {r->geo.edge[0], r->geo.edge[1], r->geo.edge[2]},

@@ -4,6 +4,7 @@
  * for each team size; and, for each team size and payload, the smallest k
  * at which Team Shift beats the Shift: the trade-off seed 000 sets out to
  * find.  Needs no MPI run beyond the one rank that prints. */
+#include "coll.h"
 #include "command.h"
 #include "log.h"
 #include "model.h"
@@ -48,7 +49,8 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
         return sb_fail(m, SB_EUSAGE,
                        "model.torus = '%s': %d sizes; accepted: three, A,B,C (e.g. 4,4,4), or none",
                        cfg_raw(c, "model.torus"), n);
-    for (int i = 0; i < n; i++) h->torus[i] = (int)torus[i];
+    for (int i = 0; i < n; i++)
+        h->torus[i] = (int)torus[i];
     return SB_OK;
 }
 
@@ -84,14 +86,17 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
             return sb_fail(m, SB_EUSAGE,
                            "shiftbox model predicts at most %d columns (a module per team size "
                            "of exchange.team_size%s); accepted: fewer team sizes or modules",
-                           MAX_COLUMNS, model_torus(&p->h) ? ", every module with model.torus" : "");
+                           MAX_COLUMNS,
+                           model_torus(&p->h) ? ", every module with model.torus" : "");
         for (int t = 0; t < columns; t++) {
             struct column *col = &p->col[p->ncols++];
             col->module = ops->name;
             col->team_size = per_team ? (int)p->teams[t] : 1;
             snprintf(col->title, sizeof col->title,
-                     ops->teams ? "%s(c=%d)" : per_team ? "%s(l=%d)" : "%s", ops->name,
-                     col->team_size);
+                     ops->teams ? "%s(c=%d)"
+                     : per_team ? "%s(l=%d)"
+                                : "%s",
+                     ops->name, col->team_size);
         }
     }
     if (p->ncols == 0) return sb_fail(m, SB_EUSAGE, "exchange.module names no module to predict");
@@ -178,21 +183,21 @@ int cmd_model(struct run_ctx *ctx)
 {
     struct model_plan *p = sb_malloc(sizeof *p, "the model's plan");
     struct sb_msg m = {""};
-    int rc = read_plan(p, ctx->cfg, &m);
+    int rc = sb_agree(read_plan(p, ctx->cfg, &m), &m, ctx->world); /* files read on every rank */
     if (rc != SB_OK) {
         log_error("%s", m.text);
         free(p);
         return rc;
     }
     const struct hockney *h = &p->h;
-    log_info(
-        "\nmodel: grid %dx%dx%d of boxes, phases %s, %s; Hockney from %s (%s, %s): alpha "
-        "%.3f us, beta %.4g ns/byte%s",
-        p->base.dims[0], p->base.dims[1], p->base.dims[2], cfg_text(ctx->cfg, "exchange.phases"),
-        p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous", h->source,
-        h->mode, h->statistic, h->alpha * 1e6,
-        h->oneway.segment[h->oneway.nsegments - 1].beta * 1e9,
-        h->oneway.nsegments == 2 ? " above the eager limit" : "");
+    log_info("\nmodel: grid %dx%dx%d of boxes, phases %s, %s; Hockney from %s (%s, %s): alpha "
+             "%.3f us, beta %.4g ns/byte%s",
+             p->base.dims[0], p->base.dims[1], p->base.dims[2],
+             cfg_text(ctx->cfg, "exchange.phases"),
+             p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous",
+             h->source, h->mode, h->statistic, h->alpha * 1e6,
+             h->oneway.segment[h->oneway.nsegments - 1].beta * 1e9,
+             h->oneway.nsegments == 2 ? " above the eager limit" : "");
     if (!h->duplex.npoints)
         log_info("%s holds the one-way times only: duplex steps cost a one-way message, each "
                  "further message in flight beta m, copies nothing (docs/MODEL.md)",
@@ -213,8 +218,8 @@ int cmd_model(struct run_ctx *ctx)
     log_info("\npredictions only (no exchange was run, no verdict); docs/MODEL.md derives them");
     if (ctx->rank == 0 && ctx->out_dir) {
         rc = report_text_commit(&csv, ctx->out_dir, "model.csv");
-        cJSON *root =
-            report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
+        cJSON *root = report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks,
+                                           &ctx->timer, &ctx->placement);
         cJSON_AddItemToObject(root, "hockney", hockney_to_json(h));
         cJSON_AddItemToObject(root, "tradeoffs", trade);
         trade = NULL;

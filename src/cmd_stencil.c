@@ -9,6 +9,7 @@
  * backend.  Results: a table like seed 004 Appendix C on stdout, and with
  * --out DIR summary.json and stencil.csv. */
 #include "checkpoint/checkpoint.h"
+#include "coll.h"
 #include "command.h"
 #include "decomp.h"
 #include "log.h"
@@ -311,31 +312,28 @@ static int verify_point(const struct stencil_plan *p, struct stencil_run *r, con
 {
     void *global = NULL;
     CHECK(stencil_gather(r, own, &global));
-    int verdict[2] = {-1, -1};
+    int verdict[2] = {-1, -1}, rc = SB_OK;
     if (r->rank == 0) {
-        if (!ref->same) CHECK(stencil_reference(&p->base, p->ops, &ref->same, m));
-        field_compare(global, ref->same, p->base.global, p->base.real_bytes, &pt->diff);
-        verdict[0] = pt->diff.differing == 0;
-        if (p->ops != &stencil_backend_cpu) {
-            if (!ref->cpu) CHECK(stencil_reference(&p->base, &stencil_backend_cpu, &ref->cpu, m));
-            field_compare(global, ref->cpu, p->base.global, p->base.real_bytes, &pt->cpu);
-            /* fmad is off and both add in the same order: bit for bit */
-            verdict[1] = pt->cpu.differing == 0;
+        if (!ref->same) rc = stencil_reference(&p->base, p->ops, &ref->same, m);
+        if (rc == SB_OK) {
+            field_compare(global, ref->same, p->base.global, p->base.real_bytes, &pt->diff);
+            verdict[0] = pt->diff.differing == 0;
+        }
+        if (rc == SB_OK && p->ops != &stencil_backend_cpu) {
+            if (!ref->cpu) rc = stencil_reference(&p->base, &stencil_backend_cpu, &ref->cpu, m);
+            if (rc == SB_OK) {
+                field_compare(global, ref->cpu, p->base.global, p->base.real_bytes, &pt->cpu);
+                /* fmad is off and both add in the same order: bit for bit */
+                verdict[1] = pt->cpu.differing == 0;
+            }
         }
         free(global);
     }
+    CHECK(sb_agree(rc, m, r->comm)); /* a reference rank 0 could not compute: all return */
     CHECK_MPI(MPI_Bcast(verdict, 2, MPI_INT, 0, r->comm));
     pt->verified = verdict[0];
     pt->cpu_agrees = verdict[1];
     return SB_OK;
-}
-
-/* A set-up that failed on one rank fails on all, so none waits in MPI for it. */
-static int agree(int rc, MPI_Comm comm)
-{
-    int worst = rc;
-    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return SB_ERUNTIME;
-    return worst;
 }
 
 /* The field after `it` iterations into a checkpoint, and its sidecar. */
@@ -378,7 +376,11 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     prm.async = pt->async;
     prm.overlap = pt->overlap;
     struct stencil_run r;
-    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    int rc = sb_agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), m, comm);
+    if (rc != SB_OK) {
+        stencil_teardown(&r); /* what setup made here, if it failed elsewhere */
+        return rc;
+    }
     pt->stores = p->ops != &stencil_backend_cpu                ? "device"
                  : r.backend.layout.stores == STORES_STREAMING ? "streaming"
                                                                : "cached";
@@ -468,7 +470,7 @@ static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, doubl
     for (int i = 0; i < 3; i++)
         prm.global[i] = per[i] * p->dims[i];
     struct stencil_run r;
-    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    int rc = sb_agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), m, comm);
     enum { batch = 16 };
     struct sbox own[batch];
     for (int i = 0; i < batch; i++)
@@ -490,7 +492,7 @@ static int calibrate_in_cache(const struct stencil_plan *p, MPI_Comm comm, doubl
         rc == SB_OK ? (double)layout_stored_points(&r.backend.layout) * prm.real_bytes : 0;
     *gcells = rc == SB_OK ? best : 0.0;
     stencil_teardown(&r);
-    return agree(rc, comm); /* no rank goes on to the reduction alone */
+    return sb_agree(rc, m, comm); /* no rank goes on to the reduction alone */
 }
 
 /* Copy bandwidth of the backend's memory against sweeps over the own
@@ -517,7 +519,7 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
         if (per_axis < grow) prm.global[1] = (int)ceil(prm.global[1] * grow / per_axis);
     }
     struct stencil_run r;
-    int rc = agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), comm);
+    int rc = sb_agree(stencil_setup(&r, &prm, comm, p->dims, p->ops, m), m, comm);
     enum { reps = 20 };
     double copy = 0, sweep = 0, t;
     struct sbox own[reps];
@@ -530,7 +532,7 @@ static int calibrate(const struct stencil_plan *p, MPI_Comm comm, struct calibra
     double field = (double)layout_points(&r.backend.layout) * prm.real_bytes;
     double swept = (double)sbox_points(&own[0]) * prm.real_bytes;
     stencil_teardown(&r);
-    CHECK(agree(rc, comm)); /* a copy or sweep failed on one rank: all return */
+    CHECK(sb_agree(rc, m, comm)); /* a copy or sweep failed on one rank: all return */
     double mine[5] = {2 * field * reps / copy / 1e9, 2 * swept * reps / sweep / 1e9, 0, field,
                       cache};
     mine[2] = mine[1] / mine[0];

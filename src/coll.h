@@ -9,6 +9,8 @@
 #ifndef SB_COLL_H
 #define SB_COLL_H
 
+#include "error.h"
+
 #include <mpi.h>
 
 static inline int sb_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
@@ -17,5 +19,13 @@ static inline int sb_bcast(void *buf, int count, MPI_Datatype type, int root, MP
     int rc = MPI_Ibcast(buf, count, type, root, comm, &request);
     return rc == MPI_SUCCESS ? MPI_Wait(&request, MPI_STATUS_IGNORE) : rc;
 }
+
+/* One outcome for every rank of a step that may fail on some of them only
+ * (a file one rank cannot read, an allocation one rank cannot make), called
+ * by all ranks with their own code: each returns the worst code, and the
+ * message of the lowest rank that failed with it is copied into every
+ * rank's m (NULL: none kept here), followed by " (rank R)" where R is not
+ * 0, so that rank 0, which prints, names the cause.  A failing MPI call returns SB_ERUNTIME, printed where it failed. */
+int sb_agree(int rc, struct sb_msg *m, MPI_Comm comm);
 
 #endif

@@ -238,5 +238,21 @@ expect "... and a soak counts a wrong byte (SOAK_INJECT=1): exit 1" 1 \
     'soak: 3 runs: 2 ok, 0 hangs, 1 wrong bytes' -- \
     env SOAK_DIR="$TEST_TMP/soak-inject" SOAK_INJECT=1 "$ROOT/tools/soak.sh" 3 $LIMIT 2026
 
+# ---- 9. a file only one rank can read: every rank stops, rank 0 prints why ---------------
+# (a node-local path: each rank runs in a folder of its own, rank 1's without the file)
+HK=$TEST_TMP/rank-dirs
+mkdir -p "$HK/w0/pp" "$HK/w1"
+cp "$ROOT/docs/results/hockney-2ranks.json" "$HK/w0/pp/hockney.json"
+in_rank_dirs() { # COMMAND...: rank R of a 2-rank job runs COMMAND in $HK/wR
+    timeout $LIMIT "${MPIRUN[@]}" -np 2 bash -c 'cd "$0/w$OMPI_COMM_WORLD_RANK" && exec "$@"' \
+        "$HK" "$@"
+}
+for cmd in "md -s md.cells=4,4,4 -s md.steps=5 -s exchange.module=auto" \
+    "exchange -s exchange.module=auto -s exchange.repetitions=3" "model"; do
+    expect "model.hockney that rank 1 cannot read, ${cmd%% *}: exit 2 within ${LIMIT} s, naming the key and the rank" \
+        2 'model.hockney = pp/hockney.json: cannot open.*\(rank 1\)' -- \
+        in_rank_dirs "$SHIFTBOX" $cmd -s model.hockney=pp/hockney.json
+done
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -1,6 +1,7 @@
 #include "state.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/h5.h"
+#include "../coll.h"
 #include "../checkpoint/row_digest.h"
 #include "../log.h"
 #include "../report.h"
@@ -390,14 +391,6 @@ int md_state_save(const char *path, const struct md_state_info *info, const stru
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
-/* The worst code of all ranks, so that all return the same. */
-static int agree(int rc, MPI_Comm comm)
-{
-    int worst = rc;
-    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return SB_ERUNTIME;
-    return worst;
-}
-
 static int not_ours(const struct h5_file *f, const char *why)
 {
     return sb_fail(f->m, SB_EUSAGE,
@@ -452,12 +445,15 @@ static bool created_by_shiftbox(struct h5_file *f)
 /* The file is ShiftBox's, intact (the digest of its attributes matches),
  * and holds MD particles.  Another program's HDF5 file is bad input (2);
  * a file that ShiftBox wrote and that does not hold together is damaged
- * (3). */
+ * (3).  A ShiftBox file without /parameters is its trajectory (a
+ * checkpoint gets its name only once complete, /parameters included):
+ * bad input too. */
 static int check_identity(struct h5_file *f, hid_t *parameters)
 {
     if (!h5_exists(f->id, "parameters"))
-        return created_by_shiftbox(f) ? damaged(f, "no /parameters group")
-                                      : not_ours(f, "no /parameters group, no ShiftBox creator");
+        return not_ours(f, created_by_shiftbox(f)
+                               ? "no /parameters group: a ShiftBox trajectory (trajectory.file)?"
+                               : "no /parameters group, no ShiftBox creator");
     CHECK(h5_open_group(f, f->id, "parameters", parameters));
     int64_t stored;
     uint64_t digest;
@@ -715,7 +711,8 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
                        "the %llu particles",
                        f->path, (unsigned long long)n);
     particles_reserve(p, count);
-    p->x0 = sb_realloc(p->x0, 3 * ((size_t)count + 1) * sizeof *p->x0, "positions at the last build");
+    p->x0 =
+        sb_realloc(p->x0, 3 * ((size_t)count + 1) * sizeof *p->x0, "positions at the last build");
     const hsize_t rows = (hsize_t)count;
     double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
     rc = read_table(f, ROWS_IN_BOX, n, first, rows, p->x, sums);
@@ -884,26 +881,26 @@ static int check_file(const char *path, MPI_Comm comm, struct sb_msg *m)
                          "(.h5md) written by shiftbox md",
                          path);
     }
-    return agree(rc, comm);
+    return sb_agree(rc, m, comm);
 }
 
 static int load_particles(struct h5_file *f, const struct md_state_info *info, struct particles *p,
                           struct md_restart *out)
 {
     const MPI_Comm comm = info->topo->comm;
-    int rc = agree(read_run(f, info, out), comm);
-    if (rc == SB_OK) rc = agree(check_frames(f, info, out->step), comm);
+    int rc = sb_agree(read_run(f, info, out), f->m, comm);
+    if (rc == SB_OK) rc = sb_agree(check_frames(f, info, out->step), f->m, comm);
     if (rc != SB_OK) return rc;
     uint64_t sums[ROW_TABLES] = {0};
     if (out->exact) {
-        rc = agree(read_exact(f, info, p, out, sums), comm);
-        return rc == SB_OK ? agree(check_row_digests(f, sums, comm), comm) : rc;
+        rc = sb_agree(read_exact(f, info, p, out, sums), f->m, comm);
+        return rc == SB_OK ? sb_agree(check_row_digests(f, sums, comm), f->m, comm) : rc;
     }
     struct arrival *block = NULL;
     int nblock = 0;
-    rc = agree(read_block(f, info, out, &block, &nblock, sums), comm);
-    if (rc == SB_OK) rc = agree(check_row_digests(f, sums, comm), comm);
-    if (rc == SB_OK) rc = agree(send_to_owners(block, nblock, info, p, f->m), comm);
+    rc = sb_agree(read_block(f, info, out, &block, &nblock, sums), f->m, comm);
+    if (rc == SB_OK) rc = sb_agree(check_row_digests(f, sums, comm), f->m, comm);
+    if (rc == SB_OK) rc = sb_agree(send_to_owners(block, nblock, info, p, f->m), f->m, comm);
     free(block);
     return rc;
 }
@@ -916,11 +913,11 @@ int md_state_load(const char *path, const struct md_state_info *info, struct par
     double started = MPI_Wtime();
     CHECK(check_file(path, t->comm, m));
     struct h5_file f;
-    int rc = agree(h5_open(&f, path, t->comm, m), t->comm);
+    int rc = sb_agree(h5_open(&f, path, t->comm, m), m, t->comm);
     if (rc != SB_OK) return rc;
     rc = load_particles(&f, info, p, out);
     int closed = h5_close(&f);
-    rc = agree(rc != SB_OK ? rc : closed, t->comm);
+    rc = sb_agree(rc != SB_OK ? rc : closed, m, t->comm);
     if (rc != SB_OK) return rc;
     CHECK(check_particles(p, out, t, path, m));
     struct stat st;

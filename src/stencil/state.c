@@ -1,6 +1,7 @@
 #include "state.h"
 #include "../checkpoint/checkpoint.h"
 #include "../checkpoint/h5.h"
+#include "../coll.h"
 #include "../log.h"
 #include "../report.h"
 
@@ -13,13 +14,6 @@
 #include <unistd.h>
 
 static const char *const DIGEST_ATTR = "attributes_digest";
-
-static int agree(int rc, MPI_Comm comm)
-{
-    int worst = rc;
-    if (MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return SB_ERUNTIME;
-    return worst;
-}
 
 static hid_t real_type(const struct stencil_params *p)
 {
@@ -123,7 +117,7 @@ int stencil_state_save(const char *path, struct stencil_run *r, long iteration,
     char tmp[PATH_MAX + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     void *own = sb_malloc(stencil_own_count(r) * (size_t)r->p.real_bytes + 1, "own points");
-    int rc = agree(stencil_own_points(r, own), r->comm);
+    int rc = sb_agree(stencil_own_points(r, own), m, r->comm);
     hsize_t dims[3], start[3], count[3], chunk[3];
     int rank = field_shape(r, dims, start, count, chunk);
     struct h5_file f;
@@ -146,14 +140,14 @@ int stencil_state_save(const char *path, struct stencil_run *r, long iteration,
                      "; %s removed, earlier checkpoints untouched", tmp);
         return SB_ERUNTIME;
     }
-    return agree(rc, r->comm);
+    return sb_agree(rc, m, r->comm);
 }
 
 int stencil_state_sidecar(const char *path, const struct stencil_run *r, long iteration,
                           struct sb_msg *m)
 {
     int rc = r->rank == 0 ? write_sidecar(path, r, iteration, m) : SB_OK;
-    return agree(rc, r->comm);
+    return sb_agree(rc, m, r->comm);
 }
 
 /* ---- loading ---------------------------------------------------------------------- */
@@ -248,13 +242,13 @@ int stencil_state_load(const char *path, struct stencil_run *r, long *iteration,
                          "(.h5) written by shiftbox stencil",
                          path);
     }
-    CHECK(agree(rc, r->comm));
+    CHECK(sb_agree(rc, m, r->comm));
     struct h5_file f;
-    CHECK(agree(h5_open(&f, path, r->comm, m), r->comm));
-    rc = agree(check_parameters(&f, r, iteration), r->comm);
-    if (rc == SB_OK) rc = agree(read_field(&f, r), r->comm);
+    CHECK(sb_agree(h5_open(&f, path, r->comm, m), m, r->comm));
+    rc = sb_agree(check_parameters(&f, r, iteration), m, r->comm);
+    if (rc == SB_OK) rc = sb_agree(read_field(&f, r), m, r->comm);
     int closed = h5_close(&f);
-    rc = agree(rc != SB_OK ? rc : closed, r->comm);
+    rc = sb_agree(rc != SB_OK ? rc : closed, m, r->comm);
     long most = *iteration;
     if (rc == SB_OK) MPI_Allreduce(iteration, &most, 1, MPI_LONG, MPI_MAX, r->comm);
     *iteration = most;
