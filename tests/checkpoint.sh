@@ -299,6 +299,10 @@ expect "an existing trajectory file is refused (exit 2) and left as it was" 2 \
     'trajectory.file = .*trajectory.h5md: the file exists' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 --out "$T/traj"
 expect "... byte for byte" 0 -- cmp "$T/traj/trajectory.h5md" "$T/traj-before.h5md"
+expect "a trajectory.file in a folder that does not exist is refused (exit 2), naming the key" 2 \
+    'trajectory.file = .*/nofolder/t.h5md: its folder does not exist' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 \
+    -s trajectory.file="$T/nofolder/t.h5md" --out "$T/traj-nofolder"
 
 # ---- refused restarts: exit 2, nothing written ---------------------------------------------
 refused() { # NAME PATTERN ARGS...: exit 2, the message, and no file in the --out folder
@@ -311,6 +315,9 @@ refused "a missing checkpoint" 'checkpoint.restart = /nonexistent.h5md: No such 
     --restart /nonexistent.h5md
 echo "[run]" >"$T/text.h5md"
 refused "a file that is not HDF5" 'text.h5md: not an HDF5 file' --restart "$T/text.h5md"
+refused "ShiftBox's own trajectory, not a checkpoint" \
+    'traj-before.h5md: not a ShiftBox MD checkpoint \(no /parameters group: a ShiftBox trajectory' \
+    --restart "$T/traj-before.h5md"
 if have_h5py; then
     $PY -c "import h5py; h5py.File('$T/foreign.h5', 'w').create_group('h5md')"
     refused "an HDF5 file that is not a ShiftBox checkpoint" 'not a ShiftBox MD checkpoint' \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* One particle on its way to the rank that writes its id's row. */
 struct row {
@@ -110,14 +111,28 @@ int md_trajectory_open(struct md_trajectory *t, const struct config *cfg, const 
         return sb_fail(m, SB_EUSAGE, "trajectory.file: longer than %zu characters",
                        sizeof t->path - 1);
     /* nothing is overwritten: an existing file is the user's to move */
-    int exists = 0;
+    int exists = 0, folder = 1; /* folder: the one that will hold it is there and writable */
     struct stat st;
-    if (topo->rank == 0) exists = stat(t->path, &st) == 0;
-    CHECK_MPI(MPI_Bcast(&exists, 1, MPI_INT, 0, topo->comm));
-    if (exists)
+    if (topo->rank == 0) {
+        exists = stat(t->path, &st) == 0;
+        char dir[sizeof t->path];
+        snprintf(dir, sizeof dir, "%s", t->path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+        folder = stat(slash ? dir : ".", &st) == 0 && S_ISDIR(st.st_mode) &&
+                 access(slash ? dir : ".", W_OK | X_OK) == 0;
+    }
+    int seen[2] = {exists, folder};
+    CHECK_MPI(MPI_Bcast(seen, 2, MPI_INT, 0, topo->comm));
+    if (seen[0])
         return sb_fail(m, SB_EUSAGE,
                        "trajectory.file = %s: the file exists; accepted: a file that does not "
                        "exist yet (move the old one, or set trajectory.file)",
+                       t->path);
+    if (!seen[1])
+        return sb_fail(m, SB_EUSAGE,
+                       "trajectory.file = %s: its folder does not exist, is not a folder or is "
+                       "not writable; accepted: a new file in a writable folder",
                        t->path);
     int rc = h5_create(&t->file, t->path, topo->comm, &t->msg);
     if (rc == SB_OK) rc = create_layout(t, info);
