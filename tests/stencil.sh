@@ -209,6 +209,11 @@ expect "a corrupted 3D async halo is caught too" 1 'verified: false' -- \
     "${MPIRUN[@]}" -np 8 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24 \
     -s stencil.depth=2 -s stencil.exchange=async -s stencil.iterations=6 -s stencil.verify=1 \
     -s stencil.inject_fault=0
+expect "without stencil.verify, points whose field hashes disagree: exit 1, verified: false, not unchecked" \
+    1 "verified: false \(the points' field hashes disagree" 'the variants disagree' -- \
+    bash -c '"$0" "$@" && exit 9; rc=$?; /usr/bin/python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"results\"][\"verified\"] != \"false\")" "'"$TEST_TMP/nover"'/summary.json" &&
+        exit $rc' "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64 \
+    -s stencil.iterations=8 -s stencil.depth=1,2 -s stencil.inject_fault=1 --out "$TEST_TMP/nover"
 
 # ---- the same field on any decomposition (hash), without verify ----------------
 hash_of() { grep -Eo 'field hash [0-9a-f]+' "$1" | awk '{print $3}'; }
