@@ -137,6 +137,12 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
     p->drift_bound = cfg_real(c, "md.drift_bound");
     p->force_scale = cfg_real(c, "md.inject_force_scale");
     p->jump_id = cfg_int(c, "md.inject_jump");
+    const long long ids = 4LL * p->cells[0] * p->cells[1] * p->cells[2];
+    if (p->jump_id >= ids) /* no particle would jump, and a test of the check pass untested */
+        return sb_fail(m, SB_EUSAGE,
+                       "md.inject_jump = %lld: no such particle (md.cells = %d,%d,%d has %lld); "
+                       "accepted: -1 (none) or 0..%lld",
+                       (long long)p->jump_id, p->cells[0], p->cells[1], p->cells[2], ids, ids - 1);
     p->seed = (uint64_t)cfg_int(c, "run.seed");
 
     static char module[64];

@@ -191,6 +191,18 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
         p->overlap[i] = list[i];
     if (p->noverlaps > 2) p->noverlaps = 2;
 
+    /* a fault that no point's exchanges reach would let a test pass untested */
+    long shallowest = LONG_MAX;
+    for (int i = 0; i < p->ndepths; i++)
+        if (p->depth[i] < shallowest) shallowest = (long)p->depth[i];
+    const long exchanges = (b->iterations + shallowest - 1) / shallowest;
+    if (p->ndepths > 0 && b->inject_fault >= exchanges)
+        return sb_fail(m, SB_EUSAGE,
+                       "stencil.inject_fault = %ld: the run's points make at most %ld exchange%s "
+                       "(depth %ld, stencil.iterations = %ld); accepted: -1 (none) or 0..%ld",
+                       b->inject_fault, exchanges, exchanges == 1 ? "" : "s", shallowest,
+                       b->iterations, exchanges - 1);
+
     double global_bytes = (double)b->global[0] * b->global[1] * b->global[2] * b->real_bytes;
     if (p->verify && global_bytes > VERIFY_MAX_BYTES)
         return sb_fail(m, SB_EUSAGE,

@@ -214,6 +214,10 @@ expect "without stencil.verify, points whose field hashes disagree: exit 1, veri
     bash -c '"$0" "$@" && exit 9; rc=$?; /usr/bin/python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"results\"][\"verified\"] != \"false\")" "'"$TEST_TMP/nover"'/summary.json" &&
         exit $rc' "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64 \
     -s stencil.iterations=8 -s stencil.depth=1,2 -s stencil.inject_fault=1 --out "$TEST_TMP/nover"
+expect "a fault after every point's last exchange is refused (exit 2), not a silent pass" 2 \
+    'stencil.inject_fault = 8: the run.s points make at most 8 exchanges .*accepted: -1 \(none\) or 0..7' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64 -s stencil.iterations=8 \
+    -s stencil.depth=1,4 -s stencil.verify=1 -s stencil.inject_fault=8
 
 # ---- the same field on any decomposition (hash), without verify ----------------
 hash_of() { grep -Eo 'field hash [0-9a-f]+' "$1" | awk '{print $3}'; }
