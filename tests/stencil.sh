@@ -365,6 +365,9 @@ assert shape == field.shape == (18, 20, 24), (shape, field.shape)
 assert int(item.get("Precision")) == field.dtype.itemsize == 8
 assert grid.find("Time").get("Value") == "10"
 PYEOF
+expect "a missing --restart file: exit 2, naming what stencil accepts (not md's checkpoints)" 2 \
+    'checkpoint.restart = /nonexistent.h5: No such file .*accepted: a checkpoint \(.h5\) written by shiftbox stencil' -- \
+    "$SHIFTBOX" stencil "${CK[@]}" --restart /nonexistent.h5
 cp "$TEST_TMP/ck/stencil-00000016.h5" "$TEST_TMP/ck-flipped.h5"
 $PY - "$TEST_TMP/ck-flipped.h5" <<'PYEOF'
 import sys, h5py

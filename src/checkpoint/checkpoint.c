@@ -85,16 +85,18 @@ enum checkpoint_fault checkpoint_fault_now(const struct checkpoint_plan *c)
     return c->count == 1 ? c->fault : CHECKPOINT_FAULT_NONE;
 }
 
-int checkpoint_exists(const char *path, const char *key, struct sb_msg *m)
+int checkpoint_exists(const char *path, const char *key, const char *accepted, struct sb_msg *m)
 {
     struct stat st;
     if (stat(path, &st) != 0)
-        return sb_fail(m, SB_EUSAGE,
-                       "%s = %s: %s; accepted: a checkpoint file (.h5md) written "
-                       "by shiftbox md with checkpoint.every or checkpoint.at_end",
-                       key, path, strerror(errno));
+        return sb_fail(m, SB_EUSAGE, "%s = %s: %s; accepted: %s", key, path, strerror(errno),
+                       accepted);
     if (!S_ISREG(st.st_mode))
-        return sb_fail(m, SB_EUSAGE, "%s = %s: not a regular file", key, path);
+        return sb_fail(m, SB_EUSAGE, "%s = %s: not a regular file; accepted: %s", key, path,
+                       accepted);
+    if (access(path, R_OK) != 0) /* else HDF5 calls it "not an HDF5 file" */
+        return sb_fail(m, SB_EUSAGE, "%s = %s: cannot be read: %s; accepted: %s", key, path,
+                       strerror(errno), accepted);
     return SB_OK;
 }
 

@@ -874,12 +874,12 @@ static int check_file(const char *path, MPI_Comm comm, struct sb_msg *m)
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        rc = checkpoint_exists(path, "checkpoint.restart", m);
+        const char *accepted = "a checkpoint (.h5md) written by shiftbox md with "
+                               "checkpoint.every or checkpoint.at_end";
+        rc = checkpoint_exists(path, "checkpoint.restart", accepted, m);
         if (rc == SB_OK && !h5_is_hdf5(path))
-            rc = sb_fail(m, SB_EUSAGE,
-                         "checkpoint.restart = %s: not an HDF5 file; accepted: a checkpoint "
-                         "(.h5md) written by shiftbox md",
-                         path);
+            rc = sb_fail(m, SB_EUSAGE, "checkpoint.restart = %s: not an HDF5 file; accepted: %s",
+                         path, accepted);
     }
     return sb_agree(rc, m, comm);
 }

@@ -235,12 +235,11 @@ int stencil_state_load(const char *path, struct stencil_run *r, long *iteration,
 {
     int rc = SB_OK;
     if (r->rank == 0) {
-        rc = checkpoint_exists(path, "checkpoint.restart", m);
+        const char *accepted = "a checkpoint (.h5) written by shiftbox stencil";
+        rc = checkpoint_exists(path, "checkpoint.restart", accepted, m);
         if (rc == SB_OK && !h5_is_hdf5(path))
-            rc = sb_fail(m, SB_EUSAGE,
-                         "checkpoint.restart = %s: not an HDF5 file; accepted: a checkpoint "
-                         "(.h5) written by shiftbox stencil",
-                         path);
+            rc = sb_fail(m, SB_EUSAGE, "checkpoint.restart = %s: not an HDF5 file; accepted: %s",
+                         path, accepted);
     }
     CHECK(sb_agree(rc, m, r->comm));
     struct h5_file f;
