@@ -381,6 +381,11 @@ with open(sys.argv[1], "r+b") as g:
 PYEOF
 expect "a flipped byte in the field: restart ends with 3 (Fletcher32)" 3 'reading field: .*Fletcher32' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" --restart "$TEST_TMP/ck-flipped.h5"
+cp "$TEST_TMP/ck/stencil-00000016.h5" "$TEST_TMP/ck-kind.h5"
+$PY -c "import h5py; h5py.File('$TEST_TMP/ck-kind.h5', 'r+')['parameters'].attrs['kind'] = 'stenciX'"
+expect "a damaged kind attribute: restart ends with 3 (the attributes' digest), not 2" 3 \
+    'ck-kind.h5 is damaged: its attributes do not match their digest' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" --restart "$TEST_TMP/ck-kind.h5"
 expect "a restart of another stencil.size is refused (exit 2)" 2 'another stencil.size' -- \
     "$SHIFTBOX" stencil -s stencil.size=92,61 -s stencil.depth=3 -s stencil.backend=cpu \
     --restart "$TEST_TMP/ck/stencil-00000016.h5"

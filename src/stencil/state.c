@@ -176,16 +176,20 @@ static int check_parameters(struct h5_file *f, const struct stencil_run *r, long
     if (!h5_exists(f->id, "parameters") || !h5_exists(f->id, "field"))
         return refuse(f, "no /parameters or /field");
     int rc = h5_open_group(f, f->id, "parameters", &parameters);
-    if (rc == SB_OK && (h5_read_attr_text(f, parameters, "program", &program) != SB_OK ||
-                        h5_read_attr_text(f, parameters, "kind", &kind) != SB_OK ||
-                        strcmp(program, "ShiftBox") || strcmp(kind, "stencil")))
-        rc = refuse(f, "not a ShiftBox stencil checkpoint");
+    /* the digest first (as md does): a damaged program or kind is damage (3),
+     * not another program's file (2) */
+    if (rc == SB_OK && H5Aexists(parameters, DIGEST_ATTR) <= 0)
+        rc = refuse(f, "no /parameters attributes_digest: not a ShiftBox stencil checkpoint");
     int64_t stored = 0, dim = 0, size[3] = {0}, it = 0;
     uint64_t digest = 0;
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, DIGEST_ATTR, 1, &stored);
     if (rc == SB_OK) rc = h5_attributes_digest(f, DIGEST_ATTR, &digest);
     if (rc == SB_OK && (uint64_t)stored != digest)
         rc = damaged(f, "its attributes do not match their digest");
+    if (rc == SB_OK && (h5_read_attr_text(f, parameters, "program", &program) != SB_OK ||
+                        h5_read_attr_text(f, parameters, "kind", &kind) != SB_OK ||
+                        strcmp(program, "ShiftBox") || strcmp(kind, "stencil")))
+        rc = refuse(f, "not a ShiftBox stencil checkpoint");
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "iteration", 1, &it);
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "dim", 1, &dim);
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "size", 3, size);
