@@ -869,8 +869,20 @@ int cmd_stencil(struct run_ctx *ctx)
     int rc = read_plan(&p, ctx->cfg, ctx->nranks, &m);
     if (rc == SB_OK) rc = choose_backend(&p, ctx->cfg, ctx->world, &m);
     if (rc == SB_OK) rc = check_host_memory(&p, ctx->world, &m);
+    long done = 0; /* a restart file is checked before anything is set up or made */
+    const char *restart = cfg_text(ctx->cfg, "checkpoint.restart");
+    if (rc == SB_OK && restart[0])
+        rc = stencil_state_check(restart, &p.base, ctx->world, &done, &m);
+    if (rc == SB_OK && done > p.base.iterations)
+        rc = sb_fail(&m, SB_EUSAGE,
+                     "stencil.iterations = %ld ends before the checkpoint's iteration %ld; "
+                     "accepted: stencil.iterations >= %ld (the run continues to it)",
+                     p.base.iterations, done, done);
     if (rc != SB_OK) {
-        log_error("%s", m.text);
+        if (rc == SB_ERUNTIME && m.text[0])
+            log_rank_error("%s", m.text);
+        else
+            log_error("%s", m.text);
         return rc;
     }
     int npts = p.ndepths * p.nmodes * p.noverlaps;

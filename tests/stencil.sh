@@ -389,6 +389,12 @@ expect "a damaged kind attribute: restart ends with 3 (the attributes' digest), 
 expect "a restart of another stencil.size is refused (exit 2)" 2 'another stencil.size' -- \
     "$SHIFTBOX" stencil -s stencil.size=92,61 -s stencil.depth=3 -s stencil.backend=cpu \
     --restart "$TEST_TMP/ck/stencil-00000016.h5"
+expect "a refused restart is refused before calibrating, and makes no checkpoint.dir" 2 \
+    'another stencil.size' -- bash -c '"$0" "$@" >"'"$TEST_TMP/early.log"'" 2>&1; rc=$?
+        cat "'"$TEST_TMP/early.log"'"; [[ -e "'"$TEST_TMP/ck-none"'" ]] && exit 9
+        grep -q "^calibrate: copy" "'"$TEST_TMP/early.log"'" && exit 8; exit $rc' \
+    "$SHIFTBOX" stencil -s stencil.size=92,61 -s stencil.depth=3 -s stencil.calibrate=1 \
+    -s checkpoint.dir="$TEST_TMP/ck-none" --restart "$TEST_TMP/ck/stencil-00000016.h5"
 expect "a restart past stencil.iterations is refused (exit 2)" 2 \
     'stencil.iterations = 20 ends before the checkpoint.s iteration 32' -- \
     "$SHIFTBOX" stencil -s stencil.size=90,61 -s stencil.depth=3 -s stencil.backend=cpu \

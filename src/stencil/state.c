@@ -168,8 +168,8 @@ static int damaged(const struct h5_file *f, const char *what)
                    what);
 }
 
-/* The file is ShiftBox's stencil checkpoint, intact, of this run's field. */
-static int check_parameters(struct h5_file *f, const struct stencil_run *r, long *iteration)
+/* The file is ShiftBox's stencil checkpoint, intact, of the field of p. */
+static int check_parameters(struct h5_file *f, const struct stencil_params *p, long *iteration)
 {
     hid_t parameters = -1;
     char *program = NULL, *kind = NULL, *precision = NULL;
@@ -195,14 +195,15 @@ static int check_parameters(struct h5_file *f, const struct stencil_run *r, long
     if (rc == SB_OK) rc = h5_read_attr_ints(f, parameters, "size", 3, size);
     if (rc == SB_OK) rc = h5_read_attr_text(f, parameters, "precision", &precision);
     double weights[7] = {0};
-    int nw = r->p.dim == 2 ? 5 : 7;
-    if (rc == SB_OK && dim != r->p.dim) rc = refuse(f, "another stencil.dim");
+    int nw = p->dim == 2 ? 5 : 7;
+    if (rc == SB_OK && dim != p->dim) rc = refuse(f, "another stencil.dim");
     for (int a = 0; rc == SB_OK && a < 3; a++)
-        if (size[a] != r->grid.global[a]) rc = refuse(f, "another stencil.size");
-    if (rc == SB_OK && strcmp(precision, r->p.real_bytes == 4 ? "float" : "double"))
+        if (size[a] != (p->dim == 2 && a == 2 ? 1 : p->global[a]))
+            rc = refuse(f, "another stencil.size");
+    if (rc == SB_OK && strcmp(precision, p->real_bytes == 4 ? "float" : "double"))
         rc = refuse(f, "another stencil.precision");
     if (rc == SB_OK) rc = h5_read_attr_reals(f, parameters, "weights", nw, weights);
-    if (rc == SB_OK && memcmp(weights, r->p.weights, (size_t)nw * sizeof *weights))
+    if (rc == SB_OK && memcmp(weights, p->weights, (size_t)nw * sizeof *weights))
         rc = refuse(f, "other stencil.weights");
     if (rc == SB_OK && it < 0) rc = damaged(f, "a negative iteration");
     *iteration = (long)it;
@@ -235,25 +236,40 @@ static int read_field(struct h5_file *f, struct stencil_run *r)
     return rc;
 }
 
-int stencil_state_load(const char *path, struct stencil_run *r, long *iteration, struct sb_msg *m)
+/* Opens PATH collectively and checks its parameters against p; with r,
+ * reads the field into it too. */
+static int load(const char *path, const struct stencil_params *p, struct stencil_run *r,
+                MPI_Comm comm, long *iteration, struct sb_msg *m)
 {
-    int rc = SB_OK;
-    if (r->rank == 0) {
+    int rank, rc = SB_OK;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
         const char *accepted = "a checkpoint (.h5) written by shiftbox stencil";
         rc = checkpoint_exists(path, "checkpoint.restart", accepted, m);
         if (rc == SB_OK && !h5_is_hdf5(path))
             rc = sb_fail(m, SB_EUSAGE, "checkpoint.restart = %s: not an HDF5 file; accepted: %s",
                          path, accepted);
     }
-    CHECK(sb_agree(rc, m, r->comm));
+    CHECK(sb_agree(rc, m, comm));
     struct h5_file f;
-    CHECK(sb_agree(h5_open(&f, path, r->comm, m), m, r->comm));
-    rc = sb_agree(check_parameters(&f, r, iteration), m, r->comm);
-    if (rc == SB_OK) rc = sb_agree(read_field(&f, r), m, r->comm);
+    CHECK(sb_agree(h5_open(&f, path, comm, m), m, comm));
+    rc = sb_agree(check_parameters(&f, p, iteration), m, comm);
+    if (rc == SB_OK && r) rc = sb_agree(read_field(&f, r), m, comm);
     int closed = h5_close(&f);
-    rc = sb_agree(rc != SB_OK ? rc : closed, m, r->comm);
+    rc = sb_agree(rc != SB_OK ? rc : closed, m, comm);
     long most = *iteration;
-    if (rc == SB_OK) MPI_Allreduce(iteration, &most, 1, MPI_LONG, MPI_MAX, r->comm);
+    if (rc == SB_OK) MPI_Allreduce(iteration, &most, 1, MPI_LONG, MPI_MAX, comm);
     *iteration = most;
     return rc;
+}
+
+int stencil_state_load(const char *path, struct stencil_run *r, long *iteration, struct sb_msg *m)
+{
+    return load(path, &r->p, r, r->comm, iteration, m);
+}
+
+int stencil_state_check(const char *path, const struct stencil_params *p, MPI_Comm comm,
+                        long *iteration, struct sb_msg *m)
+{
+    return load(path, p, NULL, comm, iteration, m);
 }

@@ -33,4 +33,10 @@ int stencil_state_sidecar(const char *path, const struct stencil_run *r, long it
  * SB_ERUNTIME when it is damaged.  Every rank returns the same code. */
 int stencil_state_load(const char *path, struct stencil_run *r, long *iteration, struct sb_msg *m);
 
+/* The checks of stencil_state_load without reading the field, before a run
+ * sets anything up (a refused file costs no calibration or tuning, and no
+ * checkpoint folder is made for it): collective over comm. */
+int stencil_state_check(const char *path, const struct stencil_params *p, MPI_Comm comm,
+                        long *iteration, struct sb_msg *m);
+
 #endif
