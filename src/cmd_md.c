@@ -603,7 +603,9 @@ static int setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m)
     r->drift_derived = r->prm.drift_bound == 0.0;
     if (r->drift_derived) r->prm.drift_bound = md_drift_bound(r->prm.dt, r->prm.steps, r->natoms);
     CHECK(checkpoint_plan_init(&r->ckpt, ctx->cfg, ctx->out_dir, r->topo.comm, m));
-    return md_trajectory_open(&r->traj, ctx->cfg, ctx->out_dir, &r->info, r->natoms, m);
+    int rc = md_trajectory_open(&r->traj, ctx->cfg, ctx->out_dir, &r->info, r->natoms, m);
+    if (rc == SB_EUSAGE) checkpoint_plan_abandon(&r->ckpt); /* refused: nothing left behind */
+    return rc;
 }
 
 static void run_free(struct md_run *r)

@@ -299,6 +299,10 @@ expect "an existing trajectory file is refused (exit 2) and left as it was" 2 \
     'trajectory.file = .*trajectory.h5md: the file exists' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 --out "$T/traj"
 expect "... byte for byte" 0 -- cmp "$T/traj/trajectory.h5md" "$T/traj-before.h5md"
+expect "... and the checkpoint.dir made for the refused run goes again" 2 'the file exists' -- \
+    bash -c '"$0" "$@"; rc=$?; [[ -e "'"$T/ck-refused"'" ]] && exit 9; exit $rc' \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 \
+    -s checkpoint.every=50 -s checkpoint.dir="$T/ck-refused" --out "$T/traj"
 expect "a trajectory.file in a folder that does not exist is refused (exit 2), naming the key" 2 \
     'trajectory.file = .*/nofolder/t.h5md: its folder does not exist' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s trajectory.every=20 \

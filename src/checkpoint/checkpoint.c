@@ -54,6 +54,8 @@ int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, co
     if (c->every == 0 && !c->at_end) return SB_OK;
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
+    struct stat st;
+    if (rank == 0) c->made_dir = stat(c->dir, &st) != 0;
     if (rank == 0) rc = report_prepare_dir(c->dir, "checkpoint.dir", m);
     if (rank == 0 && rc == SB_OK) remove_stale(c->dir);
     CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
@@ -66,6 +68,12 @@ void checkpoint_plan_free(struct checkpoint_plan *c)
     free(c->written);
     c->written = NULL;
     c->nwritten = 0;
+}
+
+void checkpoint_plan_abandon(struct checkpoint_plan *c)
+{
+    if (c->made_dir) rmdir(c->dir); /* only while empty */
+    c->made_dir = false;
 }
 
 bool checkpoint_due(const struct checkpoint_plan *c, long step, long last)

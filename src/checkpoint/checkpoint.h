@@ -32,6 +32,7 @@ struct checkpoint_plan {
     int nwritten;
     double seconds, bytes; /* all of this run's writes */
     double last_bytes;     /* the size of the newest */
+    bool made_dir;         /* rank 0: init made checkpoint.dir */
 };
 
 /* Reads [checkpoint]; creates checkpoint.dir (default: --out DIR, else the
@@ -40,6 +41,10 @@ struct checkpoint_plan {
 int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, const char *out_dir,
                          MPI_Comm comm, struct sb_msg *m);
 void checkpoint_plan_free(struct checkpoint_plan *c);
+
+/* For a run refused after checkpoint_plan_init (exit 2): the checkpoint.dir
+ * that init made goes again, while it is empty (as main does with --out). */
+void checkpoint_plan_abandon(struct checkpoint_plan *c);
 
 /* Whether a checkpoint follows step `step` of a run that ends at `last`. */
 bool checkpoint_due(const struct checkpoint_plan *c, long step, long last);
