@@ -251,7 +251,7 @@ for cmd in "md -s md.cells=4,4,4 -s md.steps=5 -s exchange.module=auto" \
     "exchange -s exchange.module=auto -s exchange.repetitions=3" "model"; do
     expect "model.hockney that rank 1 cannot read, ${cmd%% *}: exit 2 within ${LIMIT} s, naming the key and the rank" \
         2 'model.hockney = pp/hockney.json: cannot open.*\(rank 1\)' -- \
-        in_rank_dirs "$SHIFTBOX" $cmd -s model.hockney=pp/hockney.json
+        in_rank_dirs "$(realpath "$SHIFTBOX")" $cmd -s model.hockney=pp/hockney.json
 done
 
 echo "$PASSED passed, $FAILED failed"
