@@ -16,6 +16,10 @@ int sb_agree(int rc, struct sb_msg *m, MPI_Comm comm)
     int mine = rc == worst && msg->text[0] ? rank : INT_MAX;
     CHECK_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
     if (first == INT_MAX) return worst;
+    if (worst == SB_ERUNTIME) { /* each rank prints its own: only the first keeps it */
+        if (rank != first) msg->text[0] = '\0';
+        return worst;
+    }
     CHECK_MPI(sb_bcast(msg->text, (int)sizeof msg->text, MPI_CHAR, first, comm));
     size_t used = strlen(msg->text);
     if (first > 0) /* rank 0 prints it: say whose it is */

@@ -22,10 +22,13 @@ static inline int sb_bcast(void *buf, int count, MPI_Datatype type, int root, MP
 
 /* One outcome for every rank of a step that may fail on some of them only
  * (a file one rank cannot read, an allocation one rank cannot make), called
- * by all ranks with their own code: each returns the worst code, and the
- * message of the lowest rank that failed with it is copied into every
- * rank's m (NULL: none kept here), followed by " (rank R)" where R is not
- * 0, so that rank 0, which prints, names the cause.  A failing MPI call returns SB_ERUNTIME, printed where it failed. */
+ * by all ranks with their own code: each returns the worst code.  Bad input
+ * (2) and failed checks (1) are printed by rank 0: the message of the
+ * lowest rank that failed with that code is copied into every rank's m
+ * (NULL: none kept here), followed by " (rank R)" where R is not 0.
+ * Runtime failures (3) are printed by the rank that had them: only the
+ * lowest such rank keeps its message, so that it appears once.  A failing
+ * MPI call returns SB_ERUNTIME, printed where it failed. */
 int sb_agree(int rc, struct sb_msg *m, MPI_Comm comm);
 
 #endif

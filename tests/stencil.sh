@@ -365,6 +365,14 @@ assert shape == field.shape == (18, 20, 24), (shape, field.shape)
 assert int(item.get("Precision")) == field.dtype.itemsize == 8
 assert grid.find("Time").get("Value") == "10"
 PYEOF
+expect "a fault past a restarted run's exchanges is refused (exit 2), not a silent pass" 2 \
+    'stencil.inject_fault = 10: the run.s points make at most 8 exchanges \(depth 3, iterations 16 to 40\)' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" -s stencil.verify=1 -s stencil.inject_fault=10 \
+    --restart "$TEST_TMP/ck/stencil-00000016.h5"
+expect "... and the last exchange of a run cut by checkpoints is reachable (exit 1, caught)" 1 \
+    'fault injected after exchange 14' 'verified: false' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" -s stencil.verify=1 -s stencil.inject_fault=14 \
+    -s checkpoint.every=16 -s checkpoint.dir="$TEST_TMP/ck-fault"
 expect "a missing --restart file: exit 2, naming what stencil accepts (not md's checkpoints)" 2 \
     'checkpoint.restart = /nonexistent.h5: No such file .*accepted: a checkpoint \(.h5\) written by shiftbox stencil' -- \
     "$SHIFTBOX" stencil "${CK[@]}" --restart /nonexistent.h5
@@ -381,6 +389,9 @@ with open(sys.argv[1], "r+b") as g:
 PYEOF
 expect "a flipped byte in the field: restart ends with 3 (Fletcher32)" 3 'reading field: .*Fletcher32' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil "${CK[@]}" --restart "$TEST_TMP/ck-flipped.h5"
+expect "... on 4 ranks, one rank's damage is printed once, by that rank" 3 'reading field: .*Fletcher32' -- \
+    bash -c '"$0" "$@" 2>&1 | tee /dev/stderr | grep -c "reading field" | grep -qx 1 || exit 9; exit 3' \
+    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" stencil "${CK[@]}" --restart "$TEST_TMP/ck-flipped.h5"
 cp "$TEST_TMP/ck/stencil-00000016.h5" "$TEST_TMP/ck-kind.h5"
 $PY -c "import h5py; h5py.File('$TEST_TMP/ck-kind.h5', 'r+')['parameters'].attrs['kind'] = 'stenciX'"
 expect "a damaged kind attribute: restart ends with 3 (the attributes' digest), not 2" 3 \
