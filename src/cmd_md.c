@@ -143,6 +143,11 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
                        "md.inject_jump = %lld: no such particle (md.cells = %d,%d,%d has %lld); "
                        "accepted: -1 (none) or 0..%lld",
                        (long long)p->jump_id, p->cells[0], p->cells[1], p->cells[2], ids, ids - 1);
+    if (p->jump_id >= 0 && (p->steps < 1 || cfg_text(c, "checkpoint.restart")[0]))
+        return sb_fail(m, SB_EUSAGE, /* the jump is made to the initial state, caught at step 1 */
+                       "md.inject_jump = %lld: the jump is made to the initial lattice and "
+                       "caught in the first step; accepted: md.steps >= 1 without --restart",
+                       (long long)p->jump_id);
     p->seed = (uint64_t)cfg_int(c, "run.seed");
 
     static char module[64];

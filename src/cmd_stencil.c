@@ -191,18 +191,6 @@ static int read_plan(struct stencil_plan *p, const struct config *c, int nranks,
         p->overlap[i] = list[i];
     if (p->noverlaps > 2) p->noverlaps = 2;
 
-    /* a fault that no point's exchanges reach would let a test pass untested */
-    long shallowest = LONG_MAX;
-    for (int i = 0; i < p->ndepths; i++)
-        if (p->depth[i] < shallowest) shallowest = (long)p->depth[i];
-    const long exchanges = (b->iterations + shallowest - 1) / shallowest;
-    if (p->ndepths > 0 && b->inject_fault >= exchanges)
-        return sb_fail(m, SB_EUSAGE,
-                       "stencil.inject_fault = %ld: the run's points make at most %ld exchange%s "
-                       "(depth %ld, stencil.iterations = %ld); accepted: -1 (none) or 0..%ld",
-                       b->inject_fault, exchanges, exchanges == 1 ? "" : "s", shallowest,
-                       b->iterations, exchanges - 1);
-
     double global_bytes = (double)b->global[0] * b->global[1] * b->global[2] * b->real_bytes;
     if (p->verify && global_bytes > VERIFY_MAX_BYTES)
         return sb_fail(m, SB_EUSAGE,
@@ -366,13 +354,47 @@ static int write_checkpoint(const struct stencil_plan *p, struct stencil_run *r,
 /* Iterations `done` .. `total`, stopping for every checkpoint that is due
  * (the field does not depend on where the exchanges fall, so a checkpoint
  * between two exchanges changes nothing). */
+/* The iterations from `it` on that run before the next checkpoint (every:
+ * checkpoint.every, 0 none) or the end, `total`: one stencil_iterate. */
+static long stretch(long it, long total, long every)
+{
+    long n = total - it;
+    if (every > 0 && (it / every + 1) * every - it < n) n = (it / every + 1) * every - it;
+    return n;
+}
+
+/* stencil.inject_fault counts the exchanges of one point's run: each
+ * stretch starts with one and makes one per `depth` iterations.  A fault
+ * beyond the exchanges of every point (the shallowest makes the most)
+ * would let a test pass untested: bad input. */
+static int check_fault_reached(const struct stencil_plan *p, long done, long every,
+                               struct sb_msg *m)
+{
+    const long fault = p->base.inject_fault, total = p->base.iterations;
+    long shallowest = LONG_MAX, exchanges = 0;
+    for (int i = 0; i < p->ndepths; i++)
+        if (p->depth[i] < shallowest) shallowest = (long)p->depth[i];
+    if (fault < 0 || p->ndepths == 0) return SB_OK;
+    for (long it = done; it < total && exchanges <= fault;) {
+        long n = stretch(it, total, every);
+        exchanges += (n + shallowest - 1) / shallowest;
+        it += n;
+    }
+    if (fault < exchanges) return SB_OK;
+    return sb_fail(m, SB_EUSAGE,
+                   "stencil.inject_fault = %ld: the run's points make at most %ld exchange%s "
+                   "(depth %ld, iterations %ld to %ld%s); accepted: -1 (none) or 0..%ld",
+                   fault, exchanges, exchanges == 1 ? "" : "s", shallowest, done, total,
+                   every > 0 ? ", a stretch between checkpoints starting with one" : "",
+                   exchanges - 1);
+}
+
 static int iterate_with_checkpoints(const struct stencil_plan *p, struct stencil_run *r, long done,
                                     long total, struct sb_msg *m)
 {
     long every = p->ckpt ? p->ckpt->every : 0;
     for (long it = done; it < total;) {
-        long n = total - it;
-        if (every > 0 && (it / every + 1) * every - it < n) n = (it / every + 1) * every - it;
+        long n = stretch(it, total, every);
         CHECK(stencil_iterate(r, n)); /* the timers count this, not the checkpoints */
         it += n;
         if (p->ckpt && checkpoint_due(p->ckpt, it, total)) CHECK(write_checkpoint(p, r, it, m));
@@ -878,6 +900,8 @@ int cmd_stencil(struct run_ctx *ctx)
                      "stencil.iterations = %ld ends before the checkpoint's iteration %ld; "
                      "accepted: stencil.iterations >= %ld (the run continues to it)",
                      p.base.iterations, done, done);
+    if (rc == SB_OK)
+        rc = check_fault_reached(&p, done, (long)cfg_int(ctx->cfg, "checkpoint.every"), &m);
     if (rc != SB_OK) {
         if (rc == SB_ERUNTIME && m.text[0])
             log_rank_error("%s", m.text);

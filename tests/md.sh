@@ -120,6 +120,9 @@ expect "a particle jumping two boxes stops the run naming it (exit 3)" 3 \
 expect "... and a jump of a particle that does not exist is refused (exit 2), not a silent pass" 2 \
     'md.inject_jump = 256: no such particle .*accepted: -1 \(none\) or 0..255' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md "${SMALL[@]}" -s md.inject_jump=256
+expect "... and a jump that no step would catch (md.steps = 0) is refused (exit 2)" 2 \
+    'md.inject_jump = 17: .*accepted: md.steps >= 1 without --restart' -- \
+    "$SHIFTBOX" md -s md.cells=4,4,4 -s md.steps=0 -s md.inject_jump=17
 expect "more ghosts within reach than a list counts: exit 3 on every rank, naming the keys" 3 \
     'more than 65535 own partners or ghosts within reach .*lower md.cutoff or md.skin' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=4,4,4 -s md.cutoff=28 -s md.steps=2
