@@ -134,6 +134,13 @@ with open(path, "r+b") as g:
 print(f"flipped byte {at} of {path} ({name})")
 PYEOF
 }
+cp "$T/ck/md-00000050.h5md" "$T/root-header.h5md" # byte 152: inside the root group's header
+$PY -c "
+f = open('$T/root-header.h5md', 'r+b'); f.seek(152); b = f.read(1)[0]; f.seek(152)
+f.write(bytes([b ^ 0xff]))"
+expect "a damaged root group header is a damaged checkpoint (exit 3), not another program's file" 3 \
+    'root-header.h5md: .*incorrect metadata checksum' -- \
+    "$SHIFTBOX" md "${LJ[@]}" --restart "$T/root-header.h5md"
 if have_h5py; then
     cp "$T/ck/md-00000050.h5md" "$T/corrupt.h5md"
     flip_byte "$T/corrupt.h5md" particles/trajectory/velocity/value >/dev/null

@@ -109,7 +109,9 @@ int h5_group(struct h5_file *f, hid_t loc, const char *name, hid_t *group)
 
 int h5_exists(hid_t loc, const char *name)
 {
-    return H5Lexists(loc, name, H5P_DEFAULT) > 0;
+    const htri_t found = H5Lexists(loc, name, H5P_DEFAULT);
+    return found < 0 ? -1
+                     : found > 0; /* -1: unreadable (damaged), which callers open and fail on */
 }
 
 int h5_open_group(struct h5_file *f, hid_t loc, const char *name, hid_t *group)

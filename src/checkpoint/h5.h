@@ -48,6 +48,8 @@ int h5_close(struct h5_file *f);
 int h5_group(struct h5_file *f, hid_t loc, const char *name, hid_t *group);
 int h5_open_group(struct h5_file *f, hid_t loc, const char *name, hid_t *group);
 void h5_close_group(hid_t group);
+/* 1: NAME is there; 0: it is not; -1: HDF5 could not tell (a damaged
+ * header): callers that go on to open it fail there, as damage (3). */
 int h5_exists(hid_t loc, const char *name);
 
 /* Attributes, written by every rank alike: a variable-length string, an
