@@ -49,8 +49,7 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
         return sb_fail(m, SB_EUSAGE,
                        "model.torus = '%s': %d sizes; accepted: three, A,B,C (e.g. 4,4,4), or none",
                        cfg_raw(c, "model.torus"), n);
-    for (int i = 0; i < n; i++)
-        h->torus[i] = (int)torus[i];
+    for (int i = 0; i < n; i++) h->torus[i] = (int)torus[i];
     return SB_OK;
 }
 
@@ -86,17 +85,14 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
             return sb_fail(m, SB_EUSAGE,
                            "shiftbox model predicts at most %d columns (a module per team size "
                            "of exchange.team_size%s); accepted: fewer team sizes or modules",
-                           MAX_COLUMNS,
-                           model_torus(&p->h) ? ", every module with model.torus" : "");
+                           MAX_COLUMNS, model_torus(&p->h) ? ", every module with model.torus" : "");
         for (int t = 0; t < columns; t++) {
             struct column *col = &p->col[p->ncols++];
             col->module = ops->name;
             col->team_size = per_team ? (int)p->teams[t] : 1;
             snprintf(col->title, sizeof col->title,
-                     ops->teams ? "%s(c=%d)"
-                     : per_team ? "%s(l=%d)"
-                                : "%s",
-                     ops->name, col->team_size);
+                     ops->teams ? "%s(c=%d)" : per_team ? "%s(l=%d)" : "%s", ops->name,
+                     col->team_size);
         }
     }
     if (p->ncols == 0) return sb_fail(m, SB_EUSAGE, "exchange.module names no module to predict");
@@ -190,14 +186,14 @@ int cmd_model(struct run_ctx *ctx)
         return rc;
     }
     const struct hockney *h = &p->h;
-    log_info("\nmodel: grid %dx%dx%d of boxes, phases %s, %s; Hockney from %s (%s, %s): alpha "
-             "%.3f us, beta %.4g ns/byte%s",
-             p->base.dims[0], p->base.dims[1], p->base.dims[2],
-             cfg_text(ctx->cfg, "exchange.phases"),
-             p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous",
-             h->source, h->mode, h->statistic, h->alpha * 1e6,
-             h->oneway.segment[h->oneway.nsegments - 1].beta * 1e9,
-             h->oneway.nsegments == 2 ? " above the eager limit" : "");
+    log_info(
+        "\nmodel: grid %dx%dx%d of boxes, phases %s, %s; Hockney from %s (%s, %s): alpha "
+        "%.3f us, beta %.4g ns/byte%s",
+        p->base.dims[0], p->base.dims[1], p->base.dims[2], cfg_text(ctx->cfg, "exchange.phases"),
+        p->base.rendezvous ? "rendezvous (send and receive in turn)" : "no rendezvous", h->source,
+        h->mode, h->statistic, h->alpha * 1e6,
+        h->oneway.segment[h->oneway.nsegments - 1].beta * 1e9,
+        h->oneway.nsegments == 2 ? " above the eager limit" : "");
     if (!h->duplex.npoints)
         log_info("%s holds the one-way times only: duplex steps cost a one-way message, each "
                  "further message in flight beta m, copies nothing (docs/MODEL.md)",
@@ -218,8 +214,8 @@ int cmd_model(struct run_ctx *ctx)
     log_info("\npredictions only (no exchange was run, no verdict); docs/MODEL.md derives them");
     if (ctx->rank == 0 && ctx->out_dir) {
         rc = report_text_commit(&csv, ctx->out_dir, "model.csv");
-        cJSON *root = report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks,
-                                           &ctx->timer, &ctx->placement);
+        cJSON *root =
+            report_summary_begin("model", ctx->cfg, ctx->cmd->sections, ctx->nranks, &ctx->timer, &ctx->placement);
         cJSON_AddItemToObject(root, "hockney", hockney_to_json(h));
         cJSON_AddItemToObject(root, "tradeoffs", trade);
         trade = NULL;

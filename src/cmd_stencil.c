@@ -351,9 +351,6 @@ static int write_checkpoint(const struct stencil_plan *p, struct stencil_run *r,
     return stencil_state_sidecar(path, r, it, m);
 }
 
-/* Iterations `done` .. `total`, stopping for every checkpoint that is due
- * (the field does not depend on where the exchanges fall, so a checkpoint
- * between two exchanges changes nothing). */
 /* The iterations from `it` on that run before the next checkpoint (every:
  * checkpoint.every, 0 none) or the end, `total`: one stencil_iterate. */
 static long stretch(long it, long total, long every)
@@ -389,6 +386,9 @@ static int check_fault_reached(const struct stencil_plan *p, long done, long eve
                    exchanges - 1);
 }
 
+/* Iterations `done` .. `total`, stopping for every checkpoint that is due
+ * (the field does not depend on where the exchanges fall, so a checkpoint
+ * between two exchanges changes nothing). */
 static int iterate_with_checkpoints(const struct stencil_plan *p, struct stencil_run *r, long done,
                                     long total, struct sb_msg *m)
 {
@@ -427,12 +427,7 @@ static int run_point(const struct stencil_plan *p, MPI_Comm comm, struct stencil
     }
     long done = 0; /* iterations the field has had: a restart's */
     if (rc == SB_OK && p->restart[0]) {
-        rc = stencil_state_load(p->restart, &r, &done, m);
-        if (rc == SB_OK && done > prm.iterations)
-            rc = sb_fail(m, SB_EUSAGE,
-                         "stencil.iterations = %ld ends before the checkpoint's iteration %ld; "
-                         "accepted: stencil.iterations >= %ld (the run continues to it)",
-                         prm.iterations, done, done);
+        rc = stencil_state_load(p->restart, &r, &done, m); /* its iteration checked before */
         if (rc == SB_OK)
             log_info("restart: %s, iteration %ld of %ld", p->restart, done, prm.iterations);
     } else if (rc == SB_OK) {

@@ -1,4 +1,5 @@
 #include "checkpoint.h"
+#include "h5.h"
 #include "../log.h"
 #include "../report.h"
 
@@ -105,6 +106,9 @@ int checkpoint_exists(const char *path, const char *key, const char *accepted, s
     if (access(path, R_OK) != 0) /* else HDF5 calls it "not an HDF5 file" */
         return sb_fail(m, SB_EUSAGE, "%s = %s: cannot be read: %s; accepted: %s", key, path,
                        strerror(errno), accepted);
+    if (!h5_is_hdf5(path))
+        return sb_fail(m, SB_EUSAGE, "%s = %s: not an HDF5 file; accepted: %s", key, path,
+                       accepted);
     return SB_OK;
 }
 

@@ -74,7 +74,7 @@ int checkpoint_commit(struct checkpoint_plan *c, const char *path, double starte
  * Removed with its checkpoint. */
 bool checkpoint_sidecar(const char *path, char *sidecar, size_t size);
 
-/* Whether `path` is a regular file this process can read; SB_EUSAGE with a
+/* Whether `path` is a regular HDF5 file this process can read; SB_EUSAGE with a
  * message naming `key`, the cause and `accepted` (what the key takes) if
  * not. */
 int checkpoint_exists(const char *path, const char *key, const char *accepted, struct sb_msg *m);

@@ -711,8 +711,7 @@ static int read_exact(struct h5_file *f, const struct md_state_info *info, struc
                        "the %llu particles",
                        f->path, (unsigned long long)n);
     particles_reserve(p, count);
-    p->x0 =
-        sb_realloc(p->x0, 3 * ((size_t)count + 1) * sizeof *p->x0, "positions at the last build");
+    p->x0 = sb_realloc(p->x0, 3 * ((size_t)count + 1) * sizeof *p->x0, "positions at the last build");
     const hsize_t rows = (hsize_t)count;
     double *global = sb_malloc(3 * ((size_t)count + 1) * sizeof *global, "positions");
     rc = read_table(f, ROWS_IN_BOX, n, first, rows, p->x, sums);
@@ -874,12 +873,10 @@ static int check_file(const char *path, MPI_Comm comm, struct sb_msg *m)
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        const char *accepted = "a checkpoint (.h5md) written by shiftbox md with "
-                               "checkpoint.every or checkpoint.at_end";
-        rc = checkpoint_exists(path, "checkpoint.restart", accepted, m);
-        if (rc == SB_OK && !h5_is_hdf5(path))
-            rc = sb_fail(m, SB_EUSAGE, "checkpoint.restart = %s: not an HDF5 file; accepted: %s",
-                         path, accepted);
+        rc = checkpoint_exists(path, "checkpoint.restart",
+                               "a checkpoint (.h5md) written by shiftbox md with "
+                               "checkpoint.every or checkpoint.at_end",
+                               m);
     }
     return sb_agree(rc, m, comm);
 }

@@ -244,11 +244,8 @@ static int load(const char *path, const struct stencil_params *p, struct stencil
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        const char *accepted = "a checkpoint (.h5) written by shiftbox stencil";
-        rc = checkpoint_exists(path, "checkpoint.restart", accepted, m);
-        if (rc == SB_OK && !h5_is_hdf5(path))
-            rc = sb_fail(m, SB_EUSAGE, "checkpoint.restart = %s: not an HDF5 file; accepted: %s",
-                         path, accepted);
+        rc = checkpoint_exists(path, "checkpoint.restart",
+                               "a checkpoint (.h5) written by shiftbox stencil", m);
     }
     CHECK(sb_agree(rc, m, comm));
     struct h5_file f;
