@@ -254,5 +254,46 @@ for cmd in "md -s md.cells=4,4,4 -s md.steps=5 -s exchange.module=auto" \
         in_rank_dirs "$(realpath "$SHIFTBOX")" $cmd -s model.hockney=pp/hockney.json
 done
 
+# ---- 10. memory that runs out on rank 0 alone, wherever it runs out --------------------
+# rank 0 under a data limit (ulimit -d) from where the run fits down to where
+# its own subdomain does not, in 5 MB steps: every allocation a verified
+# stencil run makes on rank 0 fails in one of them (its fields, the gathered
+# field, the reference run's fields and copies; the map is in docs/RESULTS.md).
+# Each run must end within $LIMIT s: verified, or exit 2 on both ranks with
+# the message, or exit 3 naming the allocation; never a hang.
+MEM=$TEST_TMP/memory
+mkdir -p "$MEM"
+mem_case() { # LIMIT_KB: the job's code; each rank's code in $MEM/L/rank-R
+    mkdir -p "$MEM/$1"
+    timeout $LIMIT "${MPIRUN[@]}" -np 2 bash -c '[[ $OMPI_COMM_WORLD_RANK == 0 ]] && ulimit -d "$1"
+        "$0" stencil -s stencil.backend=cpu -s stencil.size=2048 -s stencil.iterations=1 \
+            -s stencil.depth=1 -s stencil.verify=1 -s timer.samples=1000 >"$2/log-$OMPI_COMM_WORLD_RANK" 2>&1
+        rc=$?; echo $rc >"$2/rank-$OMPI_COMM_WORLD_RANK"; exit $rc' "$SHIFTBOX" "$1" "$MEM/$1" \
+        >"$MEM/$1/mpirun.log" 2>&1
+}
+mem_seen=" "
+mem_bad=""
+for kb in $(seq 130000 -5000 30000); do
+    mem_case "$kb"
+    rc=$?
+    logs=$(cat "$MEM/$kb"/log-* 2>/dev/null)
+    ranks=$(cat "$MEM/$kb"/rank-* 2>/dev/null | sort -u | tr '\n' ' ')
+    case $rc in
+    0) [[ $logs == *"verified: true"* ]] || mem_bad+=" $kb KB: exit 0 without verified: true;" ;;
+    2) [[ $ranks == "2 " && $logs == *"do not fit in host memory"* ]] ||
+        mem_bad+=" $kb KB: exit 2 but ranks ended ${ranks:-?}or no message;" ;;
+    3) [[ $logs == *"rank 0: out of memory allocating"* ]] ||
+        mem_bad+=" $kb KB: exit 3 without naming the allocation;" ;;
+    *) mem_bad+=" $kb KB: exit $rc (124: a hang);" ;;
+    esac
+    [[ $rc == 2 && $logs == *"single-rank reference run"* ]] && rc=2r
+    [[ $mem_seen == *" $rc "* ]] || mem_seen+="$rc "
+done
+if [[ -z $mem_bad && $mem_seen == *" 0 "* && $mem_seen == *" 2r "* && $mem_seen == *" 3 "* ]]; then
+    pass "rank 0 out of memory at 21 limits: verified, exit 2 on both ranks or exit 3 naming the allocation, never a hang (seen:$mem_seen; 2r: the reference run)"
+else
+    fail "rank 0 out of memory:${mem_bad:- every run clean, but not every outcome reached} (seen:$mem_seen; logs in $MEM)"
+fi
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

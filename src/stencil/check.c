@@ -58,20 +58,33 @@ int stencil_reference(const struct stencil_params *p, const struct stencil_backe
     one.async = false;
     one.overlap = false;
     one.inject_fault = -1;
-    one.full_sweeps = false; /* the reference shrinks (at depth 1 both are the own points) */
-    one.temporal = false;    /* one sweep after each exchange: the plain sweeps */
+    one.full_sweeps = false;    /* the reference shrinks (at depth 1 both are the own points) */
+    one.temporal = false;       /* one sweep after each exchange: the plain sweeps */
     one.stores = STORES_CACHED; /* ordinary stores: streaming is checked against them */
     one.device_buffers = false;
     const int dims[3] = {1, 1, 1};
     struct stencil_run r;
-    int rc = stencil_setup(&r, &one, MPI_COMM_SELF, dims, ops, m);
-    if (rc == SB_OK) rc = stencil_fill(&r);
-    if (rc == SB_OK) rc = stencil_iterate(&r, one.iterations);
     *field = NULL;
-    void *own = sb_malloc(stencil_own_count(&r) * (size_t)one.real_bytes + 1, "own points");
-    if (rc == SB_OK) rc = stencil_own_points(&r, own);
-    if (rc == SB_OK) rc = stencil_gather(&r, own, field);
-    free(own);
+    int rc = stencil_setup(&r, &one, MPI_COMM_SELF, dims, ops, m);
+    if (rc != SB_OK) {
+        struct sb_msg why = *m;
+        char *advice = strstr(why.text, "; "); /* a split run's advice: more ranks */
+        if (advice) *advice = '\0';
+        stencil_teardown(&r);
+        return sb_fail(m, rc,
+                       "stencil.verify = 1: rank 0 cannot set up the single-rank reference run "
+                       "(the whole field, twice): %s; accepted: a field rank 0 can hold (a "
+                       "smaller stencil.size) or stencil.verify = 0",
+                       why.text);
+    }
+    rc = stencil_fill(&r);
+    if (rc == SB_OK) rc = stencil_iterate(&r, one.iterations);
+    if (rc == SB_OK) {
+        void *own = sb_malloc(stencil_own_count(&r) * (size_t)one.real_bytes + 1, "own points");
+        rc = stencil_own_points(&r, own);
+        if (rc == SB_OK) rc = stencil_gather(&r, own, field);
+        free(own);
+    }
     stencil_teardown(&r);
     return rc;
 }
