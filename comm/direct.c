@@ -407,6 +407,12 @@ static void direct_destroy(struct exchange *x)
  * other ranks, and how many slots come from other ranks and from the box
  * itself.  With `offsets` (room for every slot), the distinct peers' box
  * offsets too. */
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
 static void count_partners(const struct model_case *c, int *peers, int *remote_slots,
                            int *self_slots, int (*offsets)[3])
 {
@@ -416,9 +422,15 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
         dims[d] = c->dims[d];
     }
     int n = (2 * k[0] + 1) * (2 * k[1] + 1) * (2 * k[2] + 1) - 1;
-    int *src = malloc((size_t)(n + 1) * sizeof *src), *dst = malloc((size_t)(n + 1) * sizeof *dst);
-    int *seen = calloc((size_t)dims[0] * (size_t)dims[1] * (size_t)dims[2], sizeof *seen);
+    int *src = sb_malloc((size_t)(n + 1) * sizeof *src, "the model's partner list");
+    int *dst = sb_malloc((size_t)(n + 1) * sizeof *dst, "the model's partner list");
     direct_partners(dims, origin, k, src, dst);
+    /* the distinct sources, sorted, each with a flag once counted (by slot
+       count, not by grid size: the grid may have 2^31 boxes) */
+    int *distinct = sb_malloc((size_t)(n + 1) * sizeof *distinct, "the model's partner list");
+    memcpy(distinct, src, (size_t)n * sizeof *distinct);
+    qsort(distinct, (size_t)n, sizeof *distinct, compare_int);
+    bool *counted = sb_calloc((size_t)n + 1, sizeof *counted, "the model's partner list");
     *peers = *remote_slots = *self_slots = 0;
     for (int e = 0; e < n; e++) {
         if (src[e] == 0) {
@@ -426,13 +438,19 @@ static void count_partners(const struct model_case *c, int *peers, int *remote_s
             continue;
         }
         ++*remote_slots;
-        if (seen[src[e]]++) continue;
+        const int *at = bsearch(&src[e], distinct, (size_t)n, sizeof *distinct, compare_int);
+        size_t i = (size_t)(at - distinct);
+        while (i > 0 && distinct[i - 1] == src[e])
+            i--; /* the first of equal ones */
+        if (counted[i]) continue;
+        counted[i] = true;
         if (offsets) coords_of_rank(dims, src[e], offsets[*peers]);
         ++*peers;
     }
     free(src);
     free(dst);
-    free(seen);
+    free(distinct);
+    free(counted);
 }
 
 /* One message to each distinct peer, all in flight at once as the exchange

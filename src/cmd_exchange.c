@@ -189,13 +189,62 @@ static void read_injection(struct plan *p, const struct config *c)
     p->inject_hashes = !strcmp(cfg_text(c, "exchange.inject_into"), "hashes");
 }
 
+static bool injected_module(const struct plan *p, const exchange_ops *ops)
+{
+    for (int i = 0; p->inject[i]; i++)
+        if (p->inject[i] == ops) return true;
+    return false;
+}
+
+/* exchange.inject_fault must be able to fail the run, which is known before
+ * it starts: a module it corrupts runs (auto may choose any), and with
+ * inject_into = hashes another that it leaves alone runs beside it, whose
+ * hashes the corrupted ones are compared with.  (Whether the rank receives
+ * slots at all, as a team leader, is counted during the run.) */
+static int check_injection(const struct plan *p, struct sb_msg *m)
+{
+    if (p->inject_rank < 0) return SB_OK;
+    int hit = 0, spared = 0;
+    for (int i = 0; i < p->nmodules; i++) {
+        if (!p->modules[i]) { /* auto: any of the modules it chooses from */
+            hit += p->inject[0] != NULL;
+            continue;
+        }
+        if (injected_module(p, p->modules[i]))
+            hit++;
+        else
+            spared++;
+    }
+    if (hit == 0)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_module names none of the modules this run exchanges with "
+                       "(exchange.module, exchange.baseline), so exchange.inject_fault = %ld would "
+                       "corrupt nothing; accepted: a module that runs, or all",
+                       p->inject_rank);
+    /* slots end at the team leaders (member 0: rank % c == 0), with
+       team_deliver = all Team Shift's at every member */
+    bool receives = p->deliver_all && injected_module(p, exchange_lookup("teamshift"));
+    for (int i = 0; i < p->nteams; i++)
+        receives = receives || p->inject_rank % p->teams[i] == 0;
+    if (!receives)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_fault = %ld: that rank leads no team at any "
+                       "exchange.team_size of the run, so it receives no slots to corrupt; "
+                       "accepted: a team leader's rank (a multiple of the team size)",
+                       p->inject_rank);
+    if (p->inject_hashes && spared == 0)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_into = hashes: every module of the run is corrupted alike, "
+                       "so their hashes still agree and nothing can catch it; accepted: "
+                       "exchange.inject_module leaving out at least one module that runs (e.g. "
+                       "exchange.module = shift,direct with exchange.inject_module = direct)");
+    return SB_OK;
+}
+
 /* Whether this rank corrupts this point's slots. */
 static bool injects(const struct plan *p, const struct topology *t, const struct point *pt)
 {
-    if (t->rank != p->inject_rank) return false;
-    for (int i = 0; p->inject[i]; i++)
-        if (p->inject[i] == pt->x->ops) return true;
-    return false;
+    return t->rank == p->inject_rank && injected_module(p, pt->x->ops);
 }
 
 static int read_kinds(struct plan *p, const struct config *c, struct sb_msg *m)
@@ -320,6 +369,7 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
                        "exchange.inject_fault = %ld, but the run has %d ranks; accepted: -1 "
                        "(off) or a rank in 0..%d",
                        p->inject_rank, ctx->nranks, ctx->nranks - 1);
+    CHECK(check_injection(p, m));
     /* An explicit grid must fit every team size before anything runs. */
     for (int i = 0; i < p->nteams && !p->all_grids; i++) {
         int dims[3];

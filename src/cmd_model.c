@@ -11,6 +11,7 @@
 #include "report.h"
 #include "../comm/exchange.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,11 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
         return sb_fail(m, SB_EUSAGE,
                        "model.torus = '%s': %d sizes; accepted: three, A,B,C (e.g. 4,4,4), or none",
                        cfg_raw(c, "model.torus"), n);
+    if (n == 3 && torus[0] * torus[1] * torus[2] > INT_MAX) /* each at most 65536 */
+        return sb_fail(m, SB_EUSAGE,
+                       "model.torus = %lld,%lld,%lld has %lld hosts; accepted: at most %d, one per "
+                       "MPI rank",
+                       torus[0], torus[1], torus[2], torus[0] * torus[1] * torus[2], INT_MAX);
     for (int i = 0; i < n; i++) h->torus[i] = (int)torus[i];
     return SB_OK;
 }
@@ -68,6 +74,14 @@ static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg
     p->base.rendezvous = cfg_bool(c, "model.rendezvous");
     p->base.deliver_all = !strcmp(cfg_text(c, "exchange.team_deliver"), "all");
     cfg_int3(c, "model.dims", p->base.dims);
+    long long ranks = (long long)p->base.dims[0] * p->base.dims[1] * p->base.dims[2];
+    for (int t = 0; t < p->nteams; t++)
+        if (ranks > INT_MAX / p->teams[t])
+            return sb_fail(m, SB_EUSAGE,
+                           "model.dims = %d,%d,%d (%lld boxes) with exchange.team_size = %lld "
+                           "ranks per box: more ranks than MPI numbers (%d); accepted: fewer",
+                           p->base.dims[0], p->base.dims[1], p->base.dims[2], ranks, p->teams[t],
+                           INT_MAX);
     /* A prediction costs nothing: unless the user chose modules, show them all. */
     bool every = cfg_is_default(c, "exchange.module");
     char name[64];

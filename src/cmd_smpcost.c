@@ -97,6 +97,15 @@ struct smp_results {
     struct smp_app_runs apps;
 };
 
+/* Whether ShiftBox's copy patterns find room for at least one copy each in
+ * a worker's region of `tmax` integers (measure_patterns). */
+static bool patterns_fit(long tmax)
+{
+    for (int pat = 0; pat < NPATTERNS; pat++)
+        if (smp_pattern_count((enum smp_pattern)pat, tmax, 1) < 1) return false;
+    return true;
+}
+
 static int read_plan(struct smp_plan *p, const struct config *c, int nranks, struct sb_msg *m)
 {
     memset(p, 0, sizeof *p);
@@ -141,6 +150,15 @@ static int read_plan(struct smp_plan *p, const struct config *c, int nranks, str
     long hs[64];
     int nh = smp_h_values(p->cache_ints, p->per_set, hs);
     p->tmax = hs[nh - 1];
+    if (!patterns_fit(p->tmax)) {
+        long need = p->cache_ints; /* the smallest cache share whose largest h fits them */
+        while (!patterns_fit(hs[smp_h_values(need, p->per_set, hs) - 1]))
+            need++;
+        return sb_fail(m, SB_EUSAGE,
+                       "smpcost.cache_bytes: %s gives each of the %d workers %ld integers, too "
+                       "few for ShiftBox's copy patterns; accepted: a cache of at least %ld bytes",
+                       p->cache_source, nranks, p->cache_ints, need * (long)sizeof(int) * nranks);
+    }
     p->bad_max = (long)cfg_int(c, "smpcost.bad_bytes") / line;
     if (p->bad_max > p->tmax) p->bad_max = p->tmax;
     return SB_OK;

@@ -251,7 +251,9 @@ int parse_int_list(const char *text, long long *out, int max, const char **why)
                 return -1;
             }
         }
-        if (last - first >= (long long)(max - n)) {
+        /* last >= first: the unsigned difference is exact where the signed one
+           overflows (-9e18-9e18) */
+        if ((unsigned long long)last - (unsigned long long)first >= (unsigned long long)(max - n)) {
             *why = "the list is too long";
             return -1;
         }

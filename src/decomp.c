@@ -35,14 +35,14 @@ struct box_ref box_at(const int dims[3], const int coords[3], const int d[3])
 
 int choose_dims(int nboxes, const int requested[3], int dims[3], struct sb_msg *m)
 {
-    int fixed = 1;
+    long long fixed = 1; /* 65536,65536,1 overflows an int (to 0, then divides) */
     for (int i = 0; i < 3; i++) {
         dims[i] = requested[i];
         if (requested[i] > 0) fixed *= requested[i];
     }
     if (nboxes % fixed != 0 || (requested[0] && requested[1] && requested[2] && fixed != nboxes))
         return sb_fail(m, SB_EUSAGE,
-                       "decomp.dims = %d,%d,%d makes %d boxes, but the run has %d; accepted: "
+                       "decomp.dims = %d,%d,%d makes %lld boxes, but the run has %d; accepted: "
                        "three integers whose product is %d (0 lets MPI choose that dimension), "
                        "auto, or all",
                        requested[0], requested[1], requested[2], fixed, nboxes, nboxes);

@@ -272,15 +272,60 @@ expect "teams delivering to all: a fault in a member's slots is caught" 1 \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=2 \
     -s exchange.team_deliver=all -s exchange.k=1 -s exchange.bytes=64 -s exchange.repetitions=2 \
     -s exchange.inject_fault=1
-expect "teams delivering to the leader: a member has nothing to corrupt" 2 \
-    'inject_fault = 1: that rank received no slots' -- \
-    "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=2 \
-    -s exchange.k=1 -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=1
+# An injection that cannot fail the run is refused before it runs: no
+# "verified", no --out folder (until 2026-12-07 these ran the whole sweep,
+# printed "verified: true" and wrote their files; the hashes case exited 0).
+refused_before_running() { # OUT ARGS...: the run's output; fails if OUT exists after it
+    local out=$1
+    shift
+    local log rc
+    log=$("${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.k=1 -s exchange.bytes=64 \
+        -s exchange.repetitions=2 --out "$out" "$@" 2>&1)
+    rc=$?
+    echo "$log"
+    if [[ -e $out ]] || grep -q '^verified' <<<"$log"; then
+        echo "it ran (a verdict, or $out)"
+        return 9
+    fi
+    return $rc
+}
+expect "teams delivering to the leader: a member has nothing to corrupt, refused before it runs" 2 \
+    'inject_fault = 1: that rank leads no team' -- \
+    refused_before_running "$TEST_TMP/inj-member" -s exchange.module=teamshift \
+    -s exchange.team_size=2 -s exchange.inject_fault=1
+expect "a fault in the hashes of every module alike (they would still agree): refused" 2 \
+    'inject_into = hashes: every module of the run is corrupted alike' -- \
+    refused_before_running "$TEST_TMP/inj-hashes" -s exchange.module=shift,direct \
+    -s exchange.inject_fault=0 -s exchange.inject_into=hashes
+expect "a fault in a module the run does not exchange with: refused" 2 \
+    'inject_module names none of the modules this run exchanges with' -- \
+    refused_before_running "$TEST_TMP/inj-module" -s exchange.module=shift \
+    -s exchange.inject_fault=0 -s exchange.inject_module=direct,baseline-p2p
 expect "a team size that does not divide the ranks" 2 \
     'exchange.team_size = 3: 4 ranks do not split into teams of 3; accepted: divisors of 4 \(1, 2, 4\)' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s exchange.module=teamshift -s exchange.team_size=3
 expect "an explicit grid that does not fit a team size" 2 'decomp.dims = 4,1,1 makes 4 boxes, but the run has 2' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -s decomp.dims=4,1,1 -s exchange.team_size=1,2
+# Values each key accepts whose products or differences overflow: exit 2
+# naming them (until 2026-12-07: SIGFPE, SIGSEGV, or a hang on a heap
+# overwritten by the list parser).
+HK2=$ROOT/docs/results/hockney-2ranks.json
+expect "a range wider than 64 bits: refused, not written past the list" 2 \
+    "exchange.k = '-9000000000000000000-9000000000000000000': the list is too long" -- \
+    timeout 20 "$SHIFTBOX" model -s model.hockney="$HK2" -s exchange.k=-9000000000000000000-9000000000000000000
+expect "decomp.dims whose product overflows an int: refused" 2 \
+    'decomp.dims = 65536,65536,1 makes 4294967296 boxes, but the run has 2' -- \
+    timeout 20 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s decomp.dims=65536,65536,1
+expect "model.torus of more hosts than MPI numbers ranks: refused" 2 \
+    'model.torus = 65536,65536,1 has 4294967296 hosts; accepted: at most 2147483647' -- \
+    timeout 20 "$SHIFTBOX" model -s model.hockney="$HK2" -s model.torus=65536,65536,1
+expect "model.dims of more boxes than MPI numbers ranks: refused" 2 \
+    'model.dims = 2000,2000,2000 \(8000000000 boxes\).*more ranks than MPI numbers' -- \
+    timeout 20 "$SHIFTBOX" model -s model.hockney="$HK2" -s model.dims=2000,2000,2000
+expect "model.dims of a billion boxes: predicted without a grid-sized table" 0 \
+    'predicted time per exchange' -- \
+    timeout 20 "$SHIFTBOX" model -s model.hockney="$HK2" -s model.dims=1000,1000,1000 \
+    -s exchange.k=1,2 -s exchange.bytes=10 -s exchange.module=direct
 expect "the regression suite fails on a fault, with its table" 1 \
     'teamshift +2 2x1x1 +1 +0 +1' 'shift +1 4x1x1 +1 +1 +0' -- \
     "${MPIRUN[@]}" -np 4 "$SHIFTBOX" exchange -c "$ROOT/configs/regression.ini" -s exchange.k=1 \

@@ -187,6 +187,9 @@ expect "model.smp naming a missing file: exit 2" 2 "model.smp" -- \
     "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/none.json"
 
 # ---- what a user can get wrong ---------------------------------------------------
+expect "a cache too small for ShiftBox's copy patterns: exit 2 with the least that works (was: exit 3, 2^64 bytes)" 2 \
+    'smpcost.cache_bytes: 64 bytes .* gives each of the 2 workers 8 integers.*at least 4528 bytes' -- \
+    timeout 60 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" smpcost -s smpcost.cache_bytes=64
 expect "a cache (and so arrays) beyond half the node's memory: exit 2" 2 \
     'smpcost: the shared array and local copies need' -- \
     "$SHIFTBOX" smpcost -s smpcost.cache_bytes=1099511627776

@@ -181,6 +181,10 @@ expect "md is not in the SMPI build, and says why" 2 "'md' is not in the SMPI bu
     "$RUN" -np 2 md
 expect "a platform that is not there" 2 'cannot read it' -- \
     "$RUN" -np 2 --platform /nonexistent.xml exchange
+for opt in "-np" "--platform" "-np 2 --bcast" "-np 2 --shared-malloc"; do
+    expect "smpi-run $opt with no value: exit 2 at once (it looped for ever)" 2 "${opt##* } needs a value" -- \
+        timeout 10 "$RUN" $opt
+done
 
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

@@ -45,6 +45,11 @@ static void test_int_lists_and_ranges(void **state)
     assert_int_equal(parse_int_list("abc", v, 64, &why), -1);
     assert_int_equal(parse_int_list("1-100", v, 64, &why), -1);
     assert_non_null(strstr(why, "too long"));
+    /* a range wider than a long long holds: refused, not written past v */
+    assert_int_equal(parse_int_list("-9000000000000000000-9000000000000000000", v, 64, &why), -1);
+    assert_non_null(strstr(why, "too long"));
+    assert_int_equal(parse_int_list("1,-9223372036854775807-9223372036854775807", v, 64, &why), -1);
+    assert_non_null(strstr(why, "too long"));
 }
 
 static void test_defaults_and_getters(void **state)

@@ -55,6 +55,8 @@ die() {
 
 while [[ $# -gt 0 ]]; do
     case $1 in
+    -np | --platform | --shared-malloc | --bcast)
+        [[ $# -ge 2 ]] || die "$1 needs a value (--help)" ;;&
     -np) NP=${2:-}; shift 2 ;;
     --platform) PLATFORM=${2:-}; shift 2 ;;
     --shared-malloc) SHARED=${2:-}; shift 2 ;;
