@@ -171,6 +171,11 @@ static int read_plan(struct ping_plan *p, const struct config *c, int nranks, st
         if (p->bytes[i] <= p->bytes[i - 1])
             return sb_fail(m, SB_EUSAGE, "pingpong.bytes = %s: accepted: rising sizes",
                            cfg_raw(c, "pingpong.bytes"));
+    if (p->nbytes < 2) /* known before any measuring (and before copy_bytes = auto follows it) */
+        return sb_fail(m, SB_EUSAGE,
+                       "pingpong.bytes = %s: accepted: 2 or more rising sizes (the fit of alpha "
+                       "and beta needs them)",
+                       cfg_raw(c, "pingpong.bytes"));
     for (int i = 1; i < p->ncopy; i++)
         if (p->copy_bytes[i] <= p->copy_bytes[i - 1])
             return sb_fail(m, SB_EUSAGE, "pingpong.copy_bytes = %s: accepted: rising sizes",

@@ -65,9 +65,10 @@ int hockney_curve_fit(struct hockney_curve *c, const char *what, struct sb_msg *
             return sb_fail(m, SB_EUSAGE, "%s sizes must rise: %g after %g", what, c->point[i].bytes,
                            c->point[i - 1].bytes);
     for (int i = 0; i < n; i++)
-        if (!(c->point[i].time >= 0))
-            return sb_fail(m, SB_EUSAGE, "the %s time at %g bytes is negative", what,
-                           c->point[i].bytes);
+        if (!(c->point[i].time >= 0) || !isfinite(c->point[i].time) || !isfinite(c->point[i].bytes))
+            return sb_fail(m, SB_EUSAGE,
+                           "the %s time at %g bytes is %g; accepted: finite, 0 or more", what,
+                           c->point[i].bytes, c->point[i].time);
     set_segment(&c->segment[0], c->point, 0, n - 1);
     c->nsegments = 1;
     /* Squared residuals summed over both sides of each split. */

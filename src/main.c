@@ -321,11 +321,11 @@ static int run(int argc, char **argv)
         return SB_EUSAGE;
     }
 #endif
+    char known[256] = ""; /* the commands of this build */
+    for (int i = 0; i < ncommands; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 commands[i].name);
     if (a.command && !cmd) {
-        char known[256] = "";
-        for (int i = 0; i < ncommands; i++)
-            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                     commands[i].name);
         /* the nearest name, when it is a typo (about one character in four) */
         const char *near = NULL;
         int best = (int)strlen(a.command) / 4 > 1 ? (int)strlen(a.command) / 4 : 1;
@@ -341,8 +341,7 @@ static int run(int argc, char **argv)
     if (a.help || !cmd) {
         print_help(cmd);
         if (!cmd && !a.help)
-            log_error(
-                "no command given; accepted: md, exchange, pingpong, model (shiftbox --help)");
+            log_error("no command given; accepted: %s (shiftbox --help)", known);
         return a.help ? SB_OK : SB_EUSAGE;
     }
 

@@ -82,6 +82,13 @@ expect "pingpong: source and dest differ" 2 'pingpong.source = 1, pingpong.dest 
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.source=1
 expect "pingpong: sizes must rise" 2 'pingpong.bytes = 100,10: accepted: rising sizes' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.bytes=100,10
+# one size: refused before measuring, naming pingpong.bytes (until 2026-12-07
+# it measured first, or blamed pingpong.copy_bytes)
+for size in 0 100; do
+    expect "pingpong: one size ($size) is refused at once, naming pingpong.bytes" 2 \
+        "pingpong.bytes = $size: accepted: 2 or more rising sizes" -- \
+        timeout 3 "${MPIRUN[@]}" -np 2 "$SHIFTBOX" pingpong -s pingpong.bytes=$size -s pingpong.max_seconds=20
+done
 
 # ---- model -----------------------------------------------------------------------------
 expect "model: the table k x module and the trade-off points" 0 \
@@ -115,6 +122,10 @@ expect "model with a missing file" 2 'model.hockney = /nonexistent.json: cannot 
 echo '{"per_size": [{"bytes": 0, "time_s": 1e-6}]}' >"$TEST_TMP/one.json"
 expect "model with a file of one size" 2 'needs per_size' -- \
     "$SHIFTBOX" model -s model.hockney="$TEST_TMP/one.json"
+echo '{"per_size": [{"bytes": 0, "time_s": 1e-6}, {"bytes": 10, "time_s": 1e999}]}' >"$TEST_TMP/inf.json"
+expect "model with a time that is not finite (was: every prediction 0)" 2 \
+    'the one-way time at 10 bytes is inf; accepted: finite' -- \
+    "$SHIFTBOX" model -s model.hockney="$TEST_TMP/inf.json"
 expect "model: team_size = all has no ranks to divide" 2 'exchange.team_size = all' -- \
     "$SHIFTBOX" model -s model.hockney="$PP/hockney.json" -s exchange.team_size=all
 

@@ -27,11 +27,16 @@ def main():
     ap.add_argument("--out", help="folder for the PNG (default: plots/ beside the CSV)")
     ap.add_argument("--module", help="only this module")
     args = ap.parse_args()
-    rows = list(csv.DictReader(open(args.csv)))
+    # the hand-written baselines (exchange.baseline) have no model: not plotted
+    rows = [r for r in csv.DictReader(open(args.csv)) if not r["module"].startswith("baseline-")]
     if not rows or not rows[0].get("predicted_s"):
         sys.exit(f"plot_model: {args.csv} has no predictions; run shiftbox exchange with "
                  "-s model.hockney=DIR/hockney.json")
     series = defaultdict(lambda: defaultdict(list))  # (grid, c, payload, bytes) -> module -> rows
+    if args.module and not any(r["module"] == args.module for r in rows):
+        print(f"plot_model: --module {args.module}: not in {args.csv}; accepted: "
+              + ", ".join(sorted({r['module'] for r in rows})), file=sys.stderr)
+        sys.exit(2)
     for r in rows:
         if args.module and r["module"] != args.module:
             continue

@@ -1,6 +1,7 @@
 #include "copymodel.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static int read_coefficients(struct smp_copy *c, const cJSON *coef, double *out,
     for (int t = 0; t < n; t++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(coef, smp_term_name(c->function, t));
         if (!cJSON_IsNumber(v)) return bad_file(m, path, "a coefficient is missing");
+        if (!isfinite(v->valuedouble)) return bad_file(m, path, "a coefficient is not finite");
         out[t] = v->valuedouble;
     }
     return SB_OK;
