@@ -183,6 +183,26 @@ for x, y in zip(a, b):
 echo '{"not": "smpcost"}' >"$TEST_TMP/other.json"
 expect "model.smp naming another JSON file: exit 2" 2 "model.smp = .*no smpcost results" -- \
     "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/other.json"
+# every coefficient of the results infinite (1e999 in JSON): refused, not predicted as inf
+/usr/bin/python3 - "$ROOT/docs/results/smpcost-2ranks.json" "$TEST_TMP/inf-smp.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k.endswith("coefficients_s") and isinstance(v, dict):
+                o[k] = {c: float("inf") for c in v}
+            else:
+                walk(v)
+    elif isinstance(o, list):
+        for x in o:
+            walk(x)
+walk(d)
+open(sys.argv[2], "w").write(json.dumps(d).replace("Infinity", "1e999"))
+PYEOF
+expect "model.smp whose coefficients are not finite: exit 2" 2 \
+    "model.smp = .*inf-smp.json.: a coefficient is not finite" -- \
+    "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/inf-smp.json"
 expect "model.smp naming a missing file: exit 2" 2 "model.smp" -- \
     "$SHIFTBOX" model "${MODEL[@]}" -s model.smp="$TEST_TMP/none.json"
 
