@@ -226,16 +226,41 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
     return config_override(cfg, assignment, m);
 }
 
-/* --out DIR is made by rank 0 before the run, so a bad path costs no run;
- * *made says whether it did not exist before. */
-static int prepare_out_dir(const char *dir, bool *made, struct sb_msg *m)
+/* --out DIR is made by rank 0 before the run, so a bad path costs no run.
+ * `made` gets the outermost folder of DIR's path that did not exist before
+ * (empty: none), so that a refused run removes what it made (unmake_out_dir). */
+static int prepare_out_dir(const char *dir, char made[4096], struct sb_msg *m)
 {
     int rc = SB_OK;
     struct stat st;
-    *made = stat(dir, &st) != 0;
+    made[0] = '\0';
+    if (strlen(dir) < 4096) {
+        char path[4096];
+        strcpy(path, dir);
+        while (path[0] && stat(path, &st) != 0) {
+            strcpy(made, path);
+            char *slash = strrchr(path, '/');
+            if (!slash || slash == path) break;
+            *slash = '\0';
+        }
+    }
     if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", m);
     sb_bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return rc;
+}
+
+/* The folders prepare_out_dir made for DIR, from the innermost out to
+ * `made`, while they are empty (rmdir removes nothing else). */
+static void unmake_out_dir(const char *dir, const char *made)
+{
+    char path[4096];
+    if (!made[0] || strlen(dir) >= sizeof path) return;
+    strcpy(path, dir);
+    while (strlen(path) >= strlen(made) && rmdir(path) == 0) {
+        char *slash = strrchr(path, '/');
+        if (!slash || slash == path) break;
+        *slash = '\0';
+    }
 }
 
 static void print_start(const struct run_ctx *ctx)
@@ -340,8 +365,7 @@ static int run(int argc, char **argv)
     }
     if (a.help || !cmd) {
         print_help(cmd);
-        if (!cmd && !a.help)
-            log_error("no command given; accepted: %s (shiftbox --help)", known);
+        if (!cmd && !a.help) log_error("no command given; accepted: %s (shiftbox --help)", known);
         return a.help ? SB_OK : SB_EUSAGE;
     }
 
@@ -350,9 +374,11 @@ static int run(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ctx.nranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
     rc = load_config(&cfg, &a, cmd, &m);
-    bool made = false;
-    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &made, &m);
+    static char made[4096];
+    made[0] = '\0';
+    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, made, &m);
     if (rc != SB_OK) {
+        if (a.out_dir && ctx.rank == 0) unmake_out_dir(a.out_dir, made); /* parents made */
         print_failure(rc, &m);
         config_free(&cfg);
         return rc;
@@ -366,7 +392,7 @@ static int run(int argc, char **argv)
     placement_free(&ctx.placement);
     /* input refused by the command: the folder made for it goes again
        (rmdir removes it only while it is empty) */
-    if (rc == SB_EUSAGE && made && ctx.rank == 0) rmdir(a.out_dir);
+    if (rc == SB_EUSAGE && ctx.rank == 0) unmake_out_dir(a.out_dir, made);
     config_free(&cfg);
     return rc;
 }

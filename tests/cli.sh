@@ -405,6 +405,12 @@ expect "unknown command, with the nearest suggested" 2 "unknown command 'exchnag
     "did you mean 'exchange'\\?" 'accepted: md, exchange' -- "$SHIFTBOX" exchnage
 expect "a word far from every command gets no suggestion" 2 "unknown command 'foo'; accepted" -- \
     "$SHIFTBOX" foo
+# A refused run removes the --out folders it made, parents included, and
+# nothing that was there before (until 2026-12-07 it left the parents)
+mkdir -p "$TEST_TMP/out-parent"
+expect "a refused run with --out a/b/c leaves no folder it made" 0 -- bash -c "
+    '$SHIFTBOX' model --out '$TEST_TMP/out-parent/a/b/c' >/dev/null 2>&1; [[ \$? -eq 2 ]] &&
+    [[ -d '$TEST_TMP/out-parent' && -z \$(ls -A '$TEST_TMP/out-parent') ]]"
 expect "no command: every command of the build named" 2 'no command given; accepted: md, exchange, pingpong, model, stencil, smpcost' -- "$SHIFTBOX"
 expect "unknown option" 2 "unknown option '--nope'" -- "$SHIFTBOX" exchange --nope
 touch "$TEST_TMP/plainfile"
