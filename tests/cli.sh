@@ -149,6 +149,20 @@ expect "plot_model.py --module that the run lacks: exit 2 naming the ones it has
     $PY "$ROOT/tools/plot_model.py" "$TEST_TMP/with-baseline/exchange.csv" --module bogus
 expect "model_check.py run --np 0: exit 2 before running anything" 2 '--np 0: accepted: 2 or more' -- \
     $PY "$ROOT/tools/model_check.py" run "$TEST_TMP/mc-np0" --np 0
+# The plotting and checking tools on a folder or file of the wrong kind:
+# exit 2 naming what they want (until 2026-12-07: Python tracebacks, exit 1)
+touch "$TEST_TMP/a-file"
+for tool in "auto_check.py $TEST_TMP" "plot_smpi.py $TEST_TMP" "plot_model.py $TEST_TMP/none.csv" \
+    "plot_exchange.py $TEST_TMP/with-baseline/exchange.csv --out $TEST_TMP/a-file"; do
+    expect "${tool%% *} on the wrong kind of input: exit 2 naming what it accepts" 2 'accepted: ' -- \
+        $PY "$ROOT/tools/"$tool
+done
+for args in "abc" "20 0"; do
+    expect "md_peers.sh $args: exit 2 naming the size, before any run" 2 "size '(abc|0)': accepted" -- \
+        env OUT="$TEST_TMP/peers-bad" "$ROOT/tools/md_peers.sh" $args
+done
+expect "md_peers.sh with RUNS=0: exit 2 naming it" 2 "RUNS='0'.*accepted: positive integers" -- \
+    env RUNS=0 OUT="$TEST_TMP/peers-bad" "$ROOT/tools/md_peers.sh" 20
 expect "model_check.py on a folder without results: names the file it wants (exit 2)" 2 \
     'model_check.py exchange: .* has no summary.json \(accepted: the --out folder of a shiftbox exchange run\)' -- \
     $PY "$ROOT/tools/model_check.py" exchange "$TEST_TMP"

@@ -171,6 +171,12 @@ expect "... and without model.torus it misses them" 0 'shift without model.torus
 # ---- refusals ---------------------------------------------------------------------------
 expect "shared buffers without exchange.verify=0 are refused" 2 'add -s exchange.verify=0' -- \
     "$RUN" -np 4 --shared-malloc 65536 exchange
+for off in "--set=exchange.verify=OFF" "--set exchange.verify=no"; do
+    expect "shared buffers with $off (a form shiftbox reads as off) run, unverified" 0 \
+        'verification: off \(exchange.verify = 0\)' -- \
+        "$RUN" -np 4 --shared-malloc 65536 exchange $off -s exchange.k=1 -s exchange.bytes=100 \
+        -s exchange.repetitions=1
+done
 expect "more ranks than the platform has hosts" 2 'has 64 hosts' -- \
     "$RUN" -np 65 --platform "$TORUS" exchange
 expect "a model.torus of fewer hosts than ranks" 2 'model.torus = 2,2,2 has 8 hosts' -- \

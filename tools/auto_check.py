@@ -82,6 +82,11 @@ def main():
     groups = {}
     for d in a.dirs:
         sweep = os.path.exists(os.path.join(d, "sweep.csv"))
+        if not sweep and not os.path.isfile(os.path.join(d, "summary.json")):
+            print(f"auto_check: {d} has neither summary.json nor sweep.csv; accepted: the --out "
+                  "folder of shiftbox exchange with model.hockney, or a tools/smpi_sweep.py "
+                  "sweep", file=sys.stderr)
+            sys.exit(2)
         if sweep and a.repeats:
             print(f"auto_check: --repeats compares measured runs (summary.json); {d} is a "
                   "simulated sweep (sweep.csv), which is the same every time", file=sys.stderr)

@@ -51,6 +51,15 @@ fi
 export OMP_NUM_THREADS=1
 sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(20 40)
+for v in "${sizes[@]}"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] ||
+        { echo "md_peers: size '$v': accepted: FCC cells per edge, positive integers (e.g. 20 40)" >&2; exit 2; }
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ && $STEPS =~ ^[1-9][0-9]*$ ]] ||
+    { echo "md_peers: RUNS='$RUNS' STEPS='$STEPS': accepted: positive integers" >&2; exit 2; }
+for np in $NPS; do
+    [[ $np =~ ^[1-9][0-9]*$ ]] || { echo "md_peers: NPS='$NPS': accepted: rank counts, e.g. \"1 2\"" >&2; exit 2; }
+done
 mkdir -p "$OUT"
 
 programs=(shiftbox shiftbox-every20)

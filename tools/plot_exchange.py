@@ -9,7 +9,7 @@ For each grid, team size and payload kind it writes
                                    against k, a line per payload size
                                    (below 1: Team Shift wins), when both ran.
 
-    tools/plot_exchange.py results/svt/exchange.csv [--out DIR] [--stat median|filt_mean_s]
+    tools/plot_exchange.py results/svt/exchange.csv [--out DIR]
 """
 import argparse
 import csv
@@ -117,6 +117,10 @@ def main():
     args = ap.parse_args()
     rows = read_rows(args.csv)
     out_dir = args.out or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "plots")
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        print(f"plot_exchange: --out {out_dir} exists and is not a folder; accepted: a folder "
+              "for the PNGs", file=sys.stderr)
+        sys.exit(2)
     os.makedirs(out_dir, exist_ok=True)
     label = run_label(args.csv)
     for key, by_size in sorted(groups(rows).items()):

@@ -28,6 +28,10 @@ def main():
     ap.add_argument("--module", help="only this module")
     args = ap.parse_args()
     # the hand-written baselines (exchange.baseline) have no model: not plotted
+    if not os.path.isfile(args.csv):
+        print(f"plot_model: {args.csv}: no such file; accepted: the exchange.csv of shiftbox "
+              "exchange --out DIR, run with model.hockney", file=sys.stderr)
+        sys.exit(2)
     rows = [r for r in csv.DictReader(open(args.csv)) if not r["module"].startswith("baseline-")]
     if not rows or not rows[0].get("predicted_s"):
         sys.exit(f"plot_model: {args.csv} has no predictions; run shiftbox exchange with "

@@ -170,6 +170,14 @@ def main():
             sys.exit(2)
     d = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) == 3 else d
+    if not os.path.isfile(os.path.join(d, "sweep.csv")):
+        print(f"plot_smpi.py: {d} has no sweep.csv; accepted: the folder of a "
+              "tools/smpi_sweep.py sweep", file=sys.stderr)
+        sys.exit(2)
+    if os.path.exists(out) and not os.path.isdir(out):
+        print(f"plot_smpi.py: {out} exists and is not a folder; accepted: a folder for the "
+              "plots", file=sys.stderr)
+        sys.exit(2)
     os.makedirs(out, exist_ok=True)
     rows = load(d)
     crossovers = []

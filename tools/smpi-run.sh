@@ -89,7 +89,10 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     case $a in
     --out | -o) out=${args[i + 1]:-} ;;
     --out=*) out=${a#--out=} ;;
-    exchange.verify=0 | exchange.verify=false | exchange.verify=no) verify_off=1 ;;
+    # every form shiftbox reads as off: -s KEY=V, --set KEY=V, --set=KEY=V, any case
+    *exchange.verify=*)
+        v=${a##*exchange.verify=}
+        [[ ${v,,} =~ ^(0|false|no|off)$ ]] && verify_off=1 ;;
     timer.samples=*) timer_set=1 ;;
     esac
 done
