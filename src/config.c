@@ -548,6 +548,11 @@ static int scan_lines(const char *text, const char *name, int **lines, int *n, s
         const char *q = p;
         while (q < p + len && isspace((unsigned char)*q))
             q++;
+        if (q < p + len && *q == '[' && !memchr(q, ']', (size_t)(p + len - q)))
+            return sb_fail(m, SB_EUSAGE,
+                           "%s:%d: '%.*s' opens a section it does not close; "
+                           "accepted: [section]",
+                           name, number, (int)(p + len - q), q);
         if (q < p + len && !strchr(";#[", *q)) {
             if (*n == cap)
                 *lines = sb_realloc(*lines, (size_t)(cap *= 2) * sizeof **lines, "lines");

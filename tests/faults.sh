@@ -141,6 +141,10 @@ expect "a NUL byte in the file: exit 2 at its line" 2 'nul.ini:3: a NUL byte' --
 { echo '[exchange]'; echo "bytes = $(seq -s, 1 80)"; } >"$CFG/long.ini"
 expect "a line longer than inih takes: exit 2 at that line" 2 'long.ini:2: longer than 197' -- \
     "$SHIFTBOX" exchange -c "$CFG/long.ini"
+printf '[model]\nrendezvous = 1\n[exchange\nk = 2\n' >"$CFG/open.ini"
+expect "a section left open: exit 2 at its line (was: its keys blamed on the section before)" 2 \
+    "open.ini:3: '\\[exchange' opens a section it does not close" -- \
+    "$SHIFTBOX" exchange -c "$CFG/open.ini"
 printf '[exchange]\nk = 2\nbytes = 8\nk = 3\n' >"$CFG/twice.ini"
 expect "a key given twice in the file: exit 2 naming both lines" 2 \
     'twice.ini:4: exchange.k given twice \(first at line 2\)' -- \
