@@ -196,25 +196,41 @@ static bool injected_module(const struct plan *p, const exchange_ops *ops)
     return false;
 }
 
-/* exchange.inject_fault must be able to fail the run, which is known before
- * it starts: a module it corrupts runs (auto may choose any), and with
- * inject_into = hashes another that it leaves alone runs beside it, whose
- * hashes the corrupted ones are compared with.  (Whether the rank receives
- * slots at all, as a team leader, is counted during the run.) */
+static bool is_baseline(const exchange_ops *ops)
+{
+    for (int i = 0; exchange_baselines[i]; i++)
+        if (exchange_baselines[i] == ops) return true;
+    return false;
+}
+
+/* Whether module `ops` may run: listed, or auto's choice (one of the
+ * modules, never a baseline). */
+static bool may_run(const struct plan *p, const exchange_ops *ops)
+{
+    for (int i = 0; i < p->nmodules; i++)
+        if (p->modules[i] == ops || (!p->modules[i] && !is_baseline(ops))) return true;
+    return false;
+}
+
+/* exchange.inject_fault must be able to fail the run, and where it cannot,
+ * that is known before the run starts: no module it corrupts may run, or
+ * the rank receives no slots, or with inject_into = hashes every module
+ * that may run is corrupted alike (their hashes would agree).  auto counts
+ * as each module it may choose; whether its choices then hit the injected
+ * modules is counted during the run (exit 2 after it when none did). */
 static int check_injection(const struct plan *p, struct sb_msg *m)
 {
     if (p->inject_rank < 0) return SB_OK;
     int hit = 0, spared = 0;
-    for (int i = 0; i < p->nmodules; i++) {
-        if (!p->modules[i]) { /* auto: any of the modules it chooses from */
-            hit += p->inject[0] != NULL;
-            continue;
+    const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l][i]; i++) {
+            if (!may_run(p, lists[l][i])) continue;
+            if (injected_module(p, lists[l][i]))
+                hit++;
+            else
+                spared++;
         }
-        if (injected_module(p, p->modules[i]))
-            hit++;
-        else
-            spared++;
-    }
     if (hit == 0)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_module names none of the modules this run exchanges with "
@@ -223,7 +239,8 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
                        p->inject_rank);
     /* slots end at the team leaders (member 0: rank % c == 0), with
        team_deliver = all Team Shift's at every member */
-    bool receives = p->deliver_all && injected_module(p, exchange_lookup("teamshift"));
+    const exchange_ops *team = exchange_lookup("teamshift");
+    bool receives = p->deliver_all && may_run(p, team) && injected_module(p, team);
     for (int i = 0; i < p->nteams; i++)
         receives = receives || p->inject_rank % p->teams[i] == 0;
     if (!receives)
@@ -1048,6 +1065,14 @@ int cmd_exchange(struct run_ctx *ctx)
     long failed = counts[0];
     bool verified = failed == 0;
     int exit_code = verified ? SB_OK : SB_EVERIFY;
+    if (rc == SB_OK && p.inject_hashes && injected > 0 && failed == 0) {
+        /* only where auto chose an injected module at every point of it */
+        log_error("exchange.inject_into = hashes: the faults injected went unseen: at every "
+                  "point each module compared was corrupted alike (auto chose an injected "
+                  "module); accepted: exchange.inject_module leaving out a module that runs "
+                  "beside them");
+        exit_code = SB_EUSAGE;
+    }
     if (rc == SB_OK && p.inject_rank >= 0 && injected == 0) {
         log_error("exchange.inject_fault = %ld: that rank received no slots of the modules in "
                   "exchange.inject_module in any point (it leads no team), so no fault was "

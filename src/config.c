@@ -528,6 +528,17 @@ struct ini_state {
     int nlines, calls;
 };
 
+/* Whether the section line [.. from q to end has its ']' before any inline
+ * comment (';' or '#' after a space), as inih reads it. */
+static bool section_closed(const char *q, const char *end)
+{
+    for (const char *c = q + 1; c < end; c++) {
+        if (*c == ']') return true;
+        if ((*c == ';' || *c == '#') && isspace((unsigned char)c[-1])) return false;
+    }
+    return false;
+}
+
 /* The line numbers of the key lines (not blank, a comment or a [section]),
  * which inih hands to the handler one by one (continuation lines are off);
  * SB_EUSAGE for a line inih would split (ini_max_line). */
@@ -548,7 +559,7 @@ static int scan_lines(const char *text, const char *name, int **lines, int *n, s
         const char *q = p;
         while (q < p + len && isspace((unsigned char)*q))
             q++;
-        if (q < p + len && *q == '[' && !memchr(q, ']', (size_t)(p + len - q)))
+        if (q < p + len && *q == '[' && !section_closed(q, p + len))
             return sb_fail(m, SB_EUSAGE,
                            "%s:%d: '%.*s' opens a section it does not close; "
                            "accepted: [section]",

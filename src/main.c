@@ -226,41 +226,14 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
     return config_override(cfg, assignment, m);
 }
 
-/* --out DIR is made by rank 0 before the run, so a bad path costs no run.
- * `made` gets the outermost folder of DIR's path that did not exist before
- * (empty: none), so that a refused run removes what it made (unmake_out_dir). */
-static int prepare_out_dir(const char *dir, char made[4096], struct sb_msg *m)
+/* --out DIR is made by rank 0 before the run, so a bad path costs no run;
+ * `made` records the folders it made, which a refused run removes again. */
+static int prepare_out_dir(const char *dir, struct report_made_dirs *made, struct sb_msg *m)
 {
     int rc = SB_OK;
-    struct stat st;
-    made[0] = '\0';
-    if (strlen(dir) < 4096) {
-        char path[4096];
-        strcpy(path, dir);
-        while (path[0] && stat(path, &st) != 0) {
-            strcpy(made, path);
-            char *slash = strrchr(path, '/');
-            if (!slash || slash == path) break;
-            *slash = '\0';
-        }
-    }
-    if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", m);
+    if (log_rank() == 0) rc = report_prepare_dir(dir, "--out", made, m);
     sb_bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return rc;
-}
-
-/* The folders prepare_out_dir made for DIR, from the innermost out to
- * `made`, while they are empty (rmdir removes nothing else). */
-static void unmake_out_dir(const char *dir, const char *made)
-{
-    char path[4096];
-    if (!made[0] || strlen(dir) >= sizeof path) return;
-    strcpy(path, dir);
-    while (strlen(path) >= strlen(made) && rmdir(path) == 0) {
-        char *slash = strrchr(path, '/');
-        if (!slash || slash == path) break;
-        *slash = '\0';
-    }
 }
 
 static void print_start(const struct run_ctx *ctx)
@@ -374,11 +347,10 @@ static int run(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ctx.nranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
     rc = load_config(&cfg, &a, cmd, &m);
-    static char made[4096];
-    made[0] = '\0';
-    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, made, &m);
+    static struct report_made_dirs made; /* rank 0's; none elsewhere */
+    if (rc == SB_OK && a.out_dir) rc = prepare_out_dir(a.out_dir, &made, &m);
     if (rc != SB_OK) {
-        if (a.out_dir && ctx.rank == 0) unmake_out_dir(a.out_dir, made); /* parents made */
+        report_unmake_dir(&made); /* made partway */
         print_failure(rc, &m);
         config_free(&cfg);
         return rc;
@@ -392,7 +364,7 @@ static int run(int argc, char **argv)
     placement_free(&ctx.placement);
     /* input refused by the command: the folder made for it goes again
        (rmdir removes it only while it is empty) */
-    if (rc == SB_EUSAGE && ctx.rank == 0) unmake_out_dir(a.out_dir, made);
+    if (rc == SB_EUSAGE) report_unmake_dir(&made);
     config_free(&cfg);
     return rc;
 }

@@ -16,17 +16,23 @@
 #include <time.h>
 #include <unistd.h>
 
-int report_prepare_dir(const char *dir, const char *label, struct sb_msg *m)
+int report_prepare_dir(const char *dir, const char *label, struct report_made_dirs *made,
+                       struct sb_msg *m)
 {
     char path[4096];
+    if (made) made->n = 0;
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || dir[0] == '\0')
         return sb_fail(m, SB_EUSAGE, "%s '%s': accepted: a directory path", label, dir);
+    if (made) memcpy(made->path, path, sizeof path);
     /* mkdir -p: create each missing parent in turn. */
     for (char *p = path + 1;; p++) {
         bool end = *p == '\0';
         if (*p == '/' || end) {
             *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            if (mkdir(path, 0777) == 0) {
+                if (made && made->n < (int)(sizeof made->end / sizeof made->end[0]))
+                    made->end[made->n++] = (int)(p - path);
+            } else if (errno != EEXIST)
                 return sb_fail(m, SB_EUSAGE, "%s '%s': cannot create '%s': %s", label, dir, path,
                                strerror(errno));
             if (!end) *p = '/';
@@ -39,6 +45,17 @@ int report_prepare_dir(const char *dir, const char *label, struct sb_msg *m)
     if (access(dir, W_OK) != 0)
         return sb_fail(m, SB_EUSAGE, "%s '%s': not writable: %s", label, dir, strerror(errno));
     return SB_OK;
+}
+
+void report_unmake_dir(struct report_made_dirs *made)
+{
+    char path[4096];
+    for (int i = made->n - 1; i >= 0; i--) {
+        memcpy(path, made->path, (size_t)made->end[i]);
+        path[made->end[i]] = '\0';
+        rmdir(path); /* only while empty */
+    }
+    made->n = 0;
 }
 
 int report_write_text(const char *dir, const char *name, const char *text, size_t len)

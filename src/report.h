@@ -14,10 +14,25 @@
 
 #define SHIFTBOX_VERSION "0.1.0"
 
-/* Creates DIR (and its parents) if needed.  SB_EUSAGE with a message that
- * begins with `label` (the option or key that named it) when it cannot be a
- * writable directory. */
-int report_prepare_dir(const char *dir, const char *label, struct sb_msg *m);
+/* The folders report_prepare_dir made (mkdir succeeded), as prefixes of one
+ * path, outermost first; report_unmake_dir removes them again. */
+struct report_made_dirs {
+    char path[4096];
+    int n;
+    int end[64]; /* the prefix lengths */
+};
+
+/* Creates DIR (and its parents) if needed, recording in `made` (when not
+ * NULL) the ones it created.  SB_EUSAGE with a message that begins with
+ * `label` (the option or key that named it) when it cannot be a writable
+ * directory. */
+int report_prepare_dir(const char *dir, const char *label, struct report_made_dirs *made,
+                       struct sb_msg *m);
+
+/* Removes the folders `made` records, innermost first, each only while
+ * empty (rmdir): never one that existed before, whatever '..' or '//' the
+ * path held.  Then records none. */
+void report_unmake_dir(struct report_made_dirs *made);
 
 /* Writes text to DIR/NAME atomically.  SB_ERUNTIME on I/O failure. */
 int report_write_text(const char *dir, const char *name, const char *text, size_t len);

@@ -330,6 +330,22 @@ expect "a fault in the hashes of every module alike (they would still agree): re
     'inject_into = hashes: every module of the run is corrupted alike' -- \
     refused_before_running "$TEST_TMP/inj-hashes" -s exchange.module=shift,direct \
     -s exchange.inject_fault=0 -s exchange.inject_into=hashes
+expect "auto beside the module a fault hits in the hashes: caught (auto chooses another here)" 1 \
+    'slots differ between modules' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto,shift -s exchange.k=1 \
+    -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=0 \
+    -s exchange.inject_module=shift -s exchange.inject_into=hashes \
+    -s model.hockney="$ROOT/docs/results/hockney-2ranks.json"
+expect "... and where auto chose the module that the fault hit: exit 2, the fault went unseen" 2 \
+    'inject_into = hashes: the faults injected went unseen' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto,direct -s exchange.k=1 \
+    -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=0 \
+    -s exchange.inject_module=direct -s exchange.inject_into=hashes \
+    -s model.hockney="$ROOT/docs/results/hockney-2ranks.json"
+expect "a member's fault with team_deliver=all but no Team Shift in the run: refused" 2 \
+    'inject_fault = 1: that rank leads no team' -- \
+    refused_before_running "$TEST_TMP/inj-deliver" -s exchange.module=shift -s exchange.team_size=2 \
+    -s exchange.team_deliver=all -s exchange.inject_fault=1
 expect "a fault in a module the run does not exchange with: refused" 2 \
     'inject_module names none of the modules this run exchanges with' -- \
     refused_before_running "$TEST_TMP/inj-module" -s exchange.module=shift \
@@ -425,6 +441,14 @@ mkdir -p "$TEST_TMP/out-parent"
 expect "a refused run with --out a/b/c leaves no folder it made" 0 -- bash -c "
     '$SHIFTBOX' model --out '$TEST_TMP/out-parent/a/b/c' >/dev/null 2>&1; [[ \$? -eq 2 ]] &&
     [[ -d '$TEST_TMP/out-parent' && -z \$(ls -A '$TEST_TMP/out-parent') ]]"
+# ... whatever the path spells: a trailing '/', '//', '..' through a new folder
+# into one that was there before (which must stay: removed only what mkdir made)
+mkdir -p "$TEST_TMP/out-dots/existing"
+expect "a refused run with --out new/../existing/deep, new//x/: the folder that was there stays, no other" 0 -- \
+    bash -c "bin='$(realpath "$SHIFTBOX")'; cd '$TEST_TMP/out-dots' &&
+    \$bin model --out new/../existing/deep >/dev/null 2>&1; [[ \$? -eq 2 ]] &&
+    \$bin model --out new2//x/ >/dev/null 2>&1; [[ \$? -eq 2 ]] &&
+    [[ \$(ls -A) == existing && -z \$(ls -A existing) ]]"
 expect "no command: every command of the build named" 2 'no command given; accepted: md, exchange, pingpong, model, stencil, smpcost' -- "$SHIFTBOX"
 expect "unknown option" 2 "unknown option '--nope'" -- "$SHIFTBOX" exchange --nope
 touch "$TEST_TMP/plainfile"

@@ -141,9 +141,9 @@ expect "a NUL byte in the file: exit 2 at its line" 2 'nul.ini:3: a NUL byte' --
 { echo '[exchange]'; echo "bytes = $(seq -s, 1 80)"; } >"$CFG/long.ini"
 expect "a line longer than inih takes: exit 2 at that line" 2 'long.ini:2: longer than 197' -- \
     "$SHIFTBOX" exchange -c "$CFG/long.ini"
-printf '[model]\nrendezvous = 1\n[exchange\nk = 2\n' >"$CFG/open.ini"
+printf '[model]\nrendezvous = 1\n[exchange ; not closed]\nk = 2\n' >"$CFG/open.ini"
 expect "a section left open: exit 2 at its line (was: its keys blamed on the section before)" 2 \
-    "open.ini:3: '\\[exchange' opens a section it does not close" -- \
+    "open.ini:3: '\\[exchange ; not closed\\]' opens a section it does not close" -- \
     "$SHIFTBOX" exchange -c "$CFG/open.ini"
 printf '[exchange]\nk = 2\nbytes = 8\nk = 3\n' >"$CFG/twice.ini"
 expect "a key given twice in the file: exit 2 naming both lines" 2 \
@@ -277,7 +277,7 @@ mem_case() { # LIMIT_KB: the job's code; each rank's code in $MEM/L/rank-R
 }
 mem_seen=" "
 mem_bad=""
-for kb in $(seq 130000 -10000 30000); do
+for kb in $(seq 160000 -10000 30000); do
     mem_case "$kb"
     rc=$?
     logs=$(cat "$MEM/$kb"/log-* 2>/dev/null)
@@ -294,7 +294,7 @@ for kb in $(seq 130000 -10000 30000); do
     [[ $mem_seen == *" $rc "* ]] || mem_seen+="$rc "
 done
 if [[ -z $mem_bad && $mem_seen == *" 0 "* && $mem_seen == *" 2r "* && $mem_seen == *" 3 "* ]]; then
-    pass "rank 0 out of memory at 11 limits: verified, exit 2 on both ranks or exit 3 naming the allocation, never a hang (seen:$mem_seen; 2r: the reference run)"
+    pass "rank 0 out of memory at 14 limits: verified, exit 2 on both ranks or exit 3 naming the allocation, never a hang (seen:$mem_seen; 2r: the reference run)"
 else
     fail "rank 0 out of memory:${mem_bad:- every run clean, but not every outcome reached} (seen:$mem_seen; logs in $MEM)"
 fi

@@ -171,7 +171,8 @@ expect "... and without model.torus it misses them" 0 'shift without model.torus
 # ---- refusals ---------------------------------------------------------------------------
 expect "shared buffers without exchange.verify=0 are refused" 2 'add -s exchange.verify=0' -- \
     "$RUN" -np 4 --shared-malloc 65536 exchange
-for off in "--set=exchange.verify=OFF" "--set exchange.verify=no"; do
+printf '[exchange] ; timings only\nverify = off\n' >"$TEST_TMP/verify-off.ini"
+for off in "--set=exchange.verify=OFF" "--set exchange.verify=no" "-c $TEST_TMP/verify-off.ini"; do
     expect "shared buffers with $off (a form shiftbox reads as off) run, unverified" 0 \
         'verification: off \(exchange.verify = 0\)' -- \
         "$RUN" -np 4 --shared-malloc 65536 exchange $off -s exchange.k=1 -s exchange.bytes=100 \

@@ -89,9 +89,14 @@ for ((i = 0; i < ${#args[@]}; i++)); do
     case $a in
     --out | -o) out=${args[i + 1]:-} ;;
     --out=*) out=${a#--out=} ;;
+    -c | --config) # verify = off in the file's [exchange] section
+        awk '/^[ \t]*\[/ { s = $0; gsub(/[][ \t]/, "", s); sub(/[;#].*/, "", s) }
+             s == "exchange" && tolower($0) ~ /^[ \t]*verify[ \t]*=[ \t]*(0|false|no|off)[ \t]*([;#].*)?\r?$/ { f = 1 }
+             END { exit !f }' "${args[i + 1]:-/dev/null}" 2>/dev/null && verify_off=1 ;;
     # every form shiftbox reads as off: -s KEY=V, --set KEY=V, --set=KEY=V, any case
     *exchange.verify=*)
         v=${a##*exchange.verify=}
+        v=${v//[[:space:]]/}
         [[ ${v,,} =~ ^(0|false|no|off)$ ]] && verify_off=1 ;;
     timer.samples=*) timer_set=1 ;;
     esac

@@ -55,9 +55,7 @@ int checkpoint_plan_init(struct checkpoint_plan *c, const struct config *cfg, co
     if (c->every == 0 && !c->at_end) return SB_OK;
     int rank, rc = SB_OK;
     MPI_Comm_rank(comm, &rank);
-    struct stat st;
-    if (rank == 0) c->made_dir = stat(c->dir, &st) != 0;
-    if (rank == 0) rc = report_prepare_dir(c->dir, "checkpoint.dir", m);
+    if (rank == 0) rc = report_prepare_dir(c->dir, "checkpoint.dir", &c->made, m);
     if (rank == 0 && rc == SB_OK) remove_stale(c->dir);
     CHECK_MPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
     if (rc != SB_OK && rank != 0) sb_fail(m, rc, "checkpoint.dir '%s': not usable", c->dir);
@@ -73,8 +71,7 @@ void checkpoint_plan_free(struct checkpoint_plan *c)
 
 void checkpoint_plan_abandon(struct checkpoint_plan *c)
 {
-    if (c->made_dir) rmdir(c->dir); /* only while empty */
-    c->made_dir = false;
+    report_unmake_dir(&c->made); /* only while empty */
 }
 
 bool checkpoint_due(const struct checkpoint_plan *c, long step, long last)

@@ -8,6 +8,7 @@
 #define SB_CHECKPOINT_H
 
 #include "../config.h"
+#include "../report.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -30,9 +31,9 @@ struct checkpoint_plan {
     int count;                 /* checkpoints this run completed */
     char (*written)[PATH_MAX]; /* rank 0: the ones still kept, oldest first */
     int nwritten;
-    double seconds, bytes; /* all of this run's writes */
-    double last_bytes;     /* the size of the newest */
-    bool made_dir;         /* rank 0: init made checkpoint.dir */
+    double seconds, bytes;        /* all of this run's writes */
+    double last_bytes;            /* the size of the newest */
+    struct report_made_dirs made; /* rank 0: the folders init made for checkpoint.dir */
 };
 
 /* Reads [checkpoint]; creates checkpoint.dir (default: --out DIR, else the
