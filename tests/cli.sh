@@ -330,18 +330,16 @@ expect "a fault in the hashes of every module alike (they would still agree): re
     'inject_into = hashes: every module of the run is corrupted alike' -- \
     refused_before_running "$TEST_TMP/inj-hashes" -s exchange.module=shift,direct \
     -s exchange.inject_fault=0 -s exchange.inject_into=hashes
+auto_hashes() { # MODULE: auto beside MODULE, a fault in MODULE's hashes (auto chooses direct here)
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto,$1 -s exchange.k=1 \
+        -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=0 \
+        -s exchange.inject_module=$1 -s exchange.inject_into=hashes \
+        -s model.hockney="$ROOT/docs/results/hockney-2ranks.json"
+}
 expect "auto beside the module a fault hits in the hashes: caught (auto chooses another here)" 1 \
-    'slots differ between modules' -- \
-    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto,shift -s exchange.k=1 \
-    -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=0 \
-    -s exchange.inject_module=shift -s exchange.inject_into=hashes \
-    -s model.hockney="$ROOT/docs/results/hockney-2ranks.json"
+    'slots differ between modules' -- auto_hashes shift
 expect "... and where auto chose the module that the fault hit: exit 2, the fault went unseen" 2 \
-    'inject_into = hashes: the faults injected went unseen' -- \
-    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto,direct -s exchange.k=1 \
-    -s exchange.bytes=64 -s exchange.repetitions=2 -s exchange.inject_fault=0 \
-    -s exchange.inject_module=direct -s exchange.inject_into=hashes \
-    -s model.hockney="$ROOT/docs/results/hockney-2ranks.json"
+    'inject_into = hashes: the faults injected went unseen' -- auto_hashes direct
 expect "a member's fault with team_deliver=all but no Team Shift in the run: refused" 2 \
     'inject_fault = 1: that rank leads no team' -- \
     refused_before_running "$TEST_TMP/inj-deliver" -s exchange.module=shift -s exchange.team_size=2 \
