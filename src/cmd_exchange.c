@@ -196,19 +196,12 @@ static bool injected_module(const struct plan *p, const exchange_ops *ops)
     return false;
 }
 
-static bool is_baseline(const exchange_ops *ops)
-{
-    for (int i = 0; exchange_baselines[i]; i++)
-        if (exchange_baselines[i] == ops) return true;
-    return false;
-}
-
-/* Whether module `ops` may run: listed, or auto's choice (one of the
- * modules, never a baseline). */
-static bool may_run(const struct plan *p, const exchange_ops *ops)
+/* Whether the run lists `ops` (NULL: auto) in exchange.module or
+ * exchange.baseline. */
+static bool listed(const struct plan *p, const exchange_ops *ops)
 {
     for (int i = 0; i < p->nmodules; i++)
-        if (p->modules[i] == ops || (!p->modules[i] && !is_baseline(ops))) return true;
+        if (p->modules[i] == ops) return true;
     return false;
 }
 
@@ -222,10 +215,11 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
 {
     if (p->inject_rank < 0) return SB_OK;
     int hit = 0, spared = 0;
+    const bool automatic = listed(p, NULL); /* may choose any module, never a baseline */
     const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
     for (int l = 0; l < 2; l++)
         for (int i = 0; lists[l][i]; i++) {
-            if (!may_run(p, lists[l][i])) continue;
+            if (!listed(p, lists[l][i]) && !(automatic && l == 0)) continue;
             if (injected_module(p, lists[l][i]))
                 hit++;
             else
@@ -240,7 +234,7 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
     /* slots end at the team leaders (member 0: rank % c == 0), with
        team_deliver = all Team Shift's at every member */
     const exchange_ops *team = exchange_lookup("teamshift");
-    bool receives = p->deliver_all && may_run(p, team) && injected_module(p, team);
+    bool receives = p->deliver_all && (listed(p, team) || automatic) && injected_module(p, team);
     for (int i = 0; i < p->nteams; i++)
         receives = receives || p->inject_rank % p->teams[i] == 0;
     if (!receives)
