@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,17 @@ int report_prepare_dir(const char *dir, const char *label, struct report_made_di
         return sb_fail(m, SB_EUSAGE, "%s '%s': exists and is not a directory", label, dir);
     if (access(dir, W_OK) != 0)
         return sb_fail(m, SB_EUSAGE, "%s '%s': not writable: %s", label, dir, strerror(errno));
+    /* access() grants root every folder of a writable file system, /proc
+     * and /sys included, where no file can be made: make one, as the run's
+     * files will be made at its end, and remove it */
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.shiftbox-probe.%ld", dir, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return sb_fail(m, SB_EUSAGE, "%s '%s': cannot create a file there: %s", label, dir,
+                       strerror(errno));
+    close(fd);
+    unlink(probe);
     return SB_OK;
 }
 

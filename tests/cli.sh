@@ -452,6 +452,13 @@ expect "unknown option" 2 "unknown option '--nope'" -- "$SHIFTBOX" exchange --no
 touch "$TEST_TMP/plainfile"
 expect "--out below a file" 2 'cannot create .*: Not a directory' -- \
     "$SHIFTBOX" exchange --out "$TEST_TMP/plainfile/sub"
+# a folder where no file can be made, which access() passes for root: refused
+# before the run (until 2026-12-07 root ran the whole run, then exit 3)
+expect "--out a folder where no file can be made (/proc)" 2 \
+    "--out '/proc': (not writable|cannot create a file there)" -- "$SHIFTBOX" exchange --out /proc
+expect "checkpoint.dir a folder where no file can be made (/proc)" 2 \
+    "checkpoint.dir '/proc': (not writable|cannot create a file there)" -- \
+    "$SHIFTBOX" md -s md.cells=4,4,4 -s md.steps=2 -s checkpoint.every=1 -s checkpoint.dir=/proc
 
 # Bad input loses and overwrites nothing.
 keep=$TEST_TMP/keep
