@@ -7,10 +7,11 @@
  * The sweep runs grid by grid (each team size c, each grid of the P/c
  * boxes).  Within a grid every point -- each k, payload kind, size and
  * module -- is set up at once and the points take turns, exchange.interleave
- * exchanges each, so that a machine whose speed drifts during the run slows
- * every point alike.  Every module of a point sees the same data in the same
- * repetition, so the slots after the last exchange must hash alike across
- * modules; a point whose modules disagree fails like a wrong byte. */
+ * exchanges each (after one untimed exchange of the point: run_grid), so
+ * that a machine whose speed drifts during the run slows every point alike.
+ * Every module of a point sees the same data in the same repetition, so the
+ * slots after the last exchange must hash alike across modules; a point
+ * whose modules disagree fails like a wrong byte. */
 #include "command.h"
 #include "coll.h"
 #include "decomp.h"
@@ -610,7 +611,7 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     }
     CHECK(rc);
     if (!x->delivers || !p->verify) return SB_OK;
-    bool last = rep == p->warmup + p->repetitions - 1;
+    bool last = timed && rep == p->warmup + p->repetitions - 1; /* not a turn's warm-up */
     bool corrupt = injects(p, t, pt) && (!p->inject_hashes || last);
     if (corrupt && !p->inject_hashes) {
         inject_fault(pt->slots);
@@ -631,17 +632,33 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     return SB_OK;
 }
 
-/* Warm-up for every point, then the timed repetitions in turns. */
+/* The repetitions of a point in one turn (all of them without interleave). */
+static long turn_length(const struct plan *p)
+{
+    return p->interleave > 0 ? p->interleave : p->repetitions;
+}
+
+/* Warm-up for every point, then the timed repetitions in turns, each turn
+ * of a point after one untimed exchange of it: the points before it in the
+ * turn left their buffers, code and messages in the caches, and the
+ * turn's first exchange paid for that (2 ranks of the Zen 5 VM, 10 B,
+ * k = 1 and 8, beside 1 kB and 100 kB points: a mean of 1.6-23 us where
+ * the turn's later ones took 0.42-0.57 us: a tenth of the samples, which
+ * raised the medians by 0-10 % and the means by 15-30 %;
+ * docs/results/exchange-turn-warmup-ab.txt).  A simulation exchanges step
+ * after step, and pingpong's steps each follow an untimed one too. */
 static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, long *done,
                     long total)
 {
-    long turn = p->interleave > 0 ? p->interleave : p->repetitions;
+    long turn = turn_length(p);
     for (int i = 0; i < g->npoints; i++)
         for (long r = 0; r < p->warmup; r++, (*done)++)
             CHECK(run_one(ctx, p, g, &g->pts[i], r, false));
     for (long first = 0; first < p->repetitions; first += turn) {
         for (int i = 0; i < g->npoints; i++) {
             struct point *pt = &g->pts[i];
+            CHECK(run_one(ctx, p, g, pt, p->warmup + first, false)); /* the turn's warm-up */
+            (*done)++;
             for (long r = first; r < first + turn && r < p->repetitions; r++, *done += p->batch)
                 CHECK(run_one(ctx, p, g, pt, p->warmup + r, true));
             log_progress((double)*done, (double)total, "exchanges",
@@ -1017,8 +1034,9 @@ static long count_exchanges(const struct plan *p, int nranks)
     for (int i = 0; i < p->nteams; i++)
         grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
     free(tmp);
+    long turns = (p->repetitions + turn_length(p) - 1) / turn_length(p); /* one untimed each */
     return grids * p->nk * p->nkinds * p->nbytes * p->nmodules *
-           (p->warmup + p->repetitions * p->batch);
+           (p->warmup + turns + p->repetitions * p->batch);
 }
 
 int cmd_exchange(struct run_ctx *ctx)

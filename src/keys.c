@@ -72,7 +72,9 @@ const struct key_spec config_keys[] = {
      "filled once and the slots of its last exchange are verified byte for byte"},
     {"exchange", "interleave", KEY_INT, "10", 0, 10000000, NO_REAL, NULL,
      "N: the points of one grid (every k, size, payload and module) take turns, N exchanges "
-     "each, so that drift of the machine hits them alike; 0: each point in one go"},
+     "each, so that drift of the machine hits them alike; 0: each point in one go; each turn "
+     "starts with one untimed (verified) exchange of its point, as a simulation's exchange "
+     "follows the one before"},
     {"exchange", "slot_hashes", KEY_BOOL, "0", NO_INT, NO_REAL, NULL,
      "with --out: write slot-hashes.csv, a 64-bit hash of every slot of every box after each "
      "point's last exchange"},

@@ -392,15 +392,18 @@ expect "every rank exits 1 after a fault on one" 0 -- each_rank_exit_code
 points_taking_turns() {
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.k=1-2 -s exchange.bytes=0,64 \
         -s exchange.repetitions=7 -s exchange.interleave=3 -s exchange.payload=varied \
-        --out "$TEST_TMP/turns" || return
-    $PY - "$TEST_TMP/turns/summary.json" <<'PYEOF'
+        --out "$TEST_TMP/turns" >"$TEST_TMP/turns.log" 2>&1 || return
+    $PY - "$TEST_TMP/turns/summary.json" <<'PYEOF' || return
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["verified"] and len(s["points"]) == 4
 assert all(p["time_s"]["n"] == 14 for p in s["points"])
 PYEOF
+    # each of the 3 turns of a point after one untimed exchange of it (since
+    # 2026-12-07): 4 points x (20 warm-up + 3 + 7) = 120 exchanges, not 108
+    grep -q 'verified: true (4 points, 0 failed, 120 exchanges on 2 ranks)' "$TEST_TMP/turns.log"
 }
-expect "points taking turns: every repetition timed and verified" 0 -- points_taking_turns
+expect "points taking turns: every repetition timed and verified, each turn after an untimed exchange" 0 -- points_taking_turns
 
 # ---- bad input: exit 2, a message naming the key and what is accepted ----------
 expect "exchange.k=-1" 2 "exchange.k = '-1'" 'accepted' -- "$SHIFTBOX" exchange -s exchange.k=-1
