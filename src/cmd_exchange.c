@@ -657,7 +657,11 @@ static int run_grid(struct run_ctx *ctx, const struct plan *p, struct grid *g, l
     for (long first = 0; first < p->repetitions; first += turn) {
         for (int i = 0; i < g->npoints; i++) {
             struct point *pt = &g->pts[i];
-            CHECK(run_one(ctx, p, g, pt, p->warmup + first, false)); /* the turn's warm-up */
+            /* the turn's warm-up: a repetition of its own, past the timed
+               ones, so that its bytes differ from the exchange before and
+               after it (with the first timed one's, slots it left in place
+               would pass that one's check had that one delivered nothing) */
+            CHECK(run_one(ctx, p, g, pt, p->warmup + p->repetitions + first / turn, false));
             (*done)++;
             for (long r = first; r < first + turn && r < p->repetitions; r++, *done += p->batch)
                 CHECK(run_one(ctx, p, g, pt, p->warmup + r, true));

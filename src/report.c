@@ -9,7 +9,6 @@
 #include <mpi.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +45,29 @@ int report_prepare_dir(const char *dir, const char *label, struct report_made_di
     if (access(dir, W_OK) != 0)
         return sb_fail(m, SB_EUSAGE, "%s '%s': not writable: %s", label, dir, strerror(errno));
     /* access() grants root every folder of a writable file system, /proc
-     * and /sys included, where no file can be made: make one, as the run's
-     * files will be made at its end, and remove it */
-    char probe[4200];
-    snprintf(probe, sizeof probe, "%s/.shiftbox-probe.%ld", dir, (long)getpid());
-    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+     * and /sys included, where no file can be made, and an append-only
+     * folder lets files be made but not renamed: do what the run's files
+     * will do at its end (report_write_text: a temporary name, renamed) to
+     * a file of a unique name, and remove it */
+    char probe[4200], moved[4300];
+    snprintf(probe, sizeof probe, "%s/.shiftbox-probe.XXXXXX", dir);
+    int fd = mkstemp(probe);
     if (fd < 0)
         return sb_fail(m, SB_EUSAGE, "%s '%s': cannot create a file there: %s", label, dir,
                        strerror(errno));
     close(fd);
-    unlink(probe);
+    snprintf(moved, sizeof moved, "%s.renamed", probe);
+    if (rename(probe, moved) != 0) {
+        int e = errno;
+        bool left = unlink(probe) != 0;
+        return sb_fail(m, SB_EUSAGE,
+                       "%s '%s': cannot rename a file there (every output is "
+                       "written under a temporary name, then renamed): %s%s%s",
+                       label, dir, strerror(e), left ? "; left behind: " : "", left ? probe : "");
+    }
+    if (unlink(moved) != 0)
+        return sb_fail(m, SB_EUSAGE, "%s '%s': cannot remove a file there: %s; left behind: %s",
+                       label, dir, strerror(errno), moved);
     return SB_OK;
 }
 

@@ -462,6 +462,17 @@ expect "--out a folder where no file can be made (/proc)" 2 \
 expect "checkpoint.dir a folder where no file can be made (/proc)" 2 \
     "checkpoint.dir '/proc': (not writable|cannot create a file there)" -- \
     "$SHIFTBOX" md -s md.cells=4,4,4 -s md.steps=2 -s checkpoint.every=1 -s checkpoint.dir=/proc
+# an append-only folder takes new files but no rename, and every output is
+# renamed into place: refused before the run (a review found it running to exit 3)
+mkdir -p "$TEST_TMP/append-only"
+if chattr +a "$TEST_TMP/append-only" 2>/dev/null; then
+    expect "--out an append-only folder (chattr +a)" 2 \
+        "--out '.*append-only': cannot rename a file there" -- \
+        "$SHIFTBOX" exchange -s exchange.k=1 -s exchange.repetitions=2 --out "$TEST_TMP/append-only"
+    chattr -a "$TEST_TMP/append-only"
+else
+    skip "--out an append-only folder" "chattr +a is not supported on $TEST_TMP's file system"
+fi
 
 # Bad input loses and overwrites nothing.
 keep=$TEST_TMP/keep
