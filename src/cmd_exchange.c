@@ -611,7 +611,7 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     }
     CHECK(rc);
     if (!x->delivers || !p->verify) return SB_OK;
-    bool last = timed && rep == p->warmup + p->repetitions - 1; /* not a turn's warm-up */
+    bool last = rep == p->warmup + p->repetitions - 1; /* turns' warm-ups have reps past it */
     bool corrupt = injects(p, t, pt) && (!p->inject_hashes || last);
     if (corrupt && !p->inject_hashes) {
         inject_fault(pt->slots);
@@ -1038,7 +1038,8 @@ static long count_exchanges(const struct plan *p, int nranks)
     for (int i = 0; i < p->nteams; i++)
         grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
     free(tmp);
-    long turns = (p->repetitions + turn_length(p) - 1) / turn_length(p); /* one untimed each */
+    const long turn = turn_length(p);
+    const long turns = (p->repetitions + turn - 1) / turn; /* one untimed exchange each */
     return grids * p->nk * p->nkinds * p->nbytes * p->nmodules *
            (p->warmup + turns + p->repetitions * p->batch);
 }
