@@ -189,7 +189,14 @@ $(BUILD)/obj/src/main.o: $(BUILD)/git-revision
 $(BUILD)/obj/src/main.o: CFLAGS += -DSB_GIT_REVISION='"$(GIT_REV)"'
 .PHONY: FORCE
 
-$(BUILD)/obj/%.o: %.c
+# A plain `make` on a machine without the packages says what to run (make
+# run and make check install them first).
+toolchain:
+	@command -v $(CC) >/dev/null || { echo "make: $(CC) not found: run 'make deps' first (it installs the Debian packages; make run and make check do so themselves)" >&2; exit 2; }
+	@pkg-config --exists $(PKGS) || { echo "make: pkg-config finds no $(PKGS): run 'make deps' first" >&2; exit 2; }
+.PHONY: toolchain
+
+$(BUILD)/obj/%.o: %.c | toolchain
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@

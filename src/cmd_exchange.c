@@ -52,6 +52,7 @@ struct plan {
     long inject_rank;                            /* -1: no fault */
     const exchange_ops *inject[MAX_MODULES + 1]; /* the modules it hits */
     bool inject_hashes;                          /* after the byte check, before hashing */
+    long inject_drop; /* every rank skips this exchange of each point; -1: none */
     double cut_coef;
     const char *statistic; /* stats.statistic */
     uint64_t seed;
@@ -78,6 +79,8 @@ struct point {
     size_t slot_bytes;    /* payload bytes in this rank's slots, last exchange */
     long wrong;           /* wrong bytes this rank found */
     long injected;        /* faults this rank injected */
+    long runs;            /* exchanges of it run so far (inject_drop counts them) */
+    long dropped;         /* exchanges this rank skipped for inject_drop */
     bool reported;        /* this rank has printed its first wrong byte */
     uint64_t *slot_hash;  /* leaders: each slot's hash after the last exchange */
     /* Results, filled by finish_point (statistics and digest on rank 0): */
@@ -188,6 +191,27 @@ static void read_injection(struct plan *p, const struct config *c)
     p->inject[n] = NULL;
     p->inject_rank = (long)cfg_int(c, "exchange.inject_fault");
     p->inject_hashes = !strcmp(cfg_text(c, "exchange.inject_into"), "hashes");
+    p->inject_drop = (long)cfg_int(c, "exchange.inject_drop");
+}
+
+/* The repetitions of a point in one turn (all of them without interleave). */
+static long turn_length(const struct plan *p)
+{
+    return p->interleave > 0 ? p->interleave : p->repetitions;
+}
+
+/* The turns of a point: each starts with one untimed exchange. */
+static long turn_count(const struct plan *p)
+{
+    const long turn = turn_length(p);
+    return (p->repetitions + turn - 1) / turn;
+}
+
+/* The verified exchanges of one point: warm-ups, turns' warm-ups, timed
+ * ones (a timed batch counted once). */
+static long point_runs(const struct plan *p)
+{
+    return p->warmup + turn_count(p) + p->repetitions;
 }
 
 static bool injected_module(const struct plan *p, const exchange_ops *ops)
@@ -206,15 +230,19 @@ static bool listed(const struct plan *p, const exchange_ops *ops)
     return false;
 }
 
-/* exchange.inject_fault must be able to fail the run, and where it cannot,
- * that is known before the run starts: no module it corrupts may run, or
- * the rank receives no slots, or with inject_into = hashes every module
- * that may run is corrupted alike (their hashes would agree).  auto counts
- * as each module it may choose; whether its choices then hit the injected
- * modules is counted during the run (exit 2 after it when none did). */
+/* exchange.inject_fault and inject_drop must be able to fail the run, and
+ * where they cannot, that is known before the run starts: no module they
+ * hit may run, or the exchange to drop never comes, or the rank receives
+ * no slots, or with inject_into = hashes every module that may run is
+ * corrupted alike (their hashes would agree).  auto counts as each module
+ * it may choose; whether its choices then hit the injected modules is
+ * counted during the run (exit 2 after it when none did). */
 static int check_injection(const struct plan *p, struct sb_msg *m)
 {
-    if (p->inject_rank < 0) return SB_OK;
+    if (p->inject_rank < 0 && p->inject_drop < 0) return SB_OK;
+    const bool corrupts = p->inject_rank >= 0;
+    const char *key = corrupts ? "exchange.inject_fault" : "exchange.inject_drop";
+    const long value = corrupts ? p->inject_rank : p->inject_drop;
     int hit = 0, spared = 0;
     const bool automatic = listed(p, NULL); /* may choose any module, never a baseline */
     const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
@@ -229,9 +257,17 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
     if (hit == 0)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_module names none of the modules this run exchanges with "
-                       "(exchange.module, exchange.baseline), so exchange.inject_fault = %ld would "
-                       "corrupt nothing; accepted: a module that runs, or all",
-                       p->inject_rank);
+                       "(exchange.module, exchange.baseline), so %s = %ld would hit nothing; "
+                       "accepted: a module that runs, or all",
+                       key, value);
+    if (p->inject_drop >= point_runs(p))
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_drop = %ld, but each point makes %ld exchanges "
+                       "(exchange.warmup %ld, one per turn of exchange.interleave, "
+                       "exchange.repetitions %ld); accepted: -1 (off) or 0..%ld",
+                       p->inject_drop, point_runs(p), p->warmup, p->repetitions,
+                       point_runs(p) - 1);
+    if (!corrupts) return SB_OK;
     /* slots end at the team leaders (member 0: rank % c == 0), with
        team_deliver = all Team Shift's at every member */
     const exchange_ops *team = exchange_lookup("teamshift");
@@ -371,11 +407,13 @@ static int plan_from_config(struct plan *p, const struct config *c, const struct
     CHECK(read_baselines(p, c, m));
     CHECK(read_teams(p, c, ctx->nranks, m));
     if (p->have_model) CHECK(model_torus_fits(&p->hockney, ctx->nranks, m));
-    if (!p->verify && (p->inject_rank >= 0 || p->slot_hashes))
+    if (!p->verify && (p->inject_rank >= 0 || p->inject_drop >= 0 || p->slot_hashes))
         return sb_fail(m, SB_EUSAGE,
                        "exchange.verify = 0 checks no byte, so %s cannot be honoured; accepted: "
                        "exchange.verify = 1 with it",
-                       p->inject_rank >= 0 ? "exchange.inject_fault" : "exchange.slot_hashes");
+                       p->inject_rank >= 0   ? "exchange.inject_fault"
+                       : p->inject_drop >= 0 ? "exchange.inject_drop"
+                                             : "exchange.slot_hashes");
     if (p->inject_rank >= ctx->nranks)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_fault = %ld, but the run has %d ranks; accepted: -1 "
@@ -588,7 +626,9 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     struct payload mine = {g->own, n};
 
     struct exchange *x = pt->x;
-    long batch = timed ? p->batch : 1, done = 0;
+    /* test hook: every rank skips the same exchange, so none waits */
+    const bool drop = pt->runs++ == p->inject_drop && injected_module(p, x->ops);
+    long batch = drop ? 0 : timed ? p->batch : 1, done = 0;
     long messages = 0, bytes = 0;
     CHECK_MPI(MPI_Barrier(t->comm));
     double t0 = MPI_Wtime();
@@ -599,7 +639,8 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
         bytes += x->last.bytes;
     }
     double t1 = MPI_Wtime();
-    if (timed) {
+    pt->dropped += drop;
+    if (timed && !drop) {
         if (x->delivers) pt->times[pt->timed++] = (t1 - t0 - ctx->timer.overhead) / (double)done;
         pt->messages += messages;
         pt->bytes_sent += bytes;
@@ -630,12 +671,6 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     }
     if (last) record_last(pt);
     return SB_OK;
-}
-
-/* The repetitions of a point in one turn (all of them without interleave). */
-static long turn_length(const struct plan *p)
-{
-    return p->interleave > 0 ? p->interleave : p->repetitions;
 }
 
 /* Warm-up for every point, then the timed repetitions in turns, each turn
@@ -755,8 +790,8 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     double most[2] = {(double)pt->buffer_peak, (double)pt->slot_bytes}, totals[3];
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, t->comm));
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, t->comm));
-    long faults[2] = {pt->wrong, pt->injected}, fault_totals[2];
-    CHECK_MPI(MPI_Allreduce(faults, fault_totals, 2, MPI_LONG, MPI_SUM, t->comm));
+    long faults[3] = {pt->wrong, pt->injected, pt->dropped}, fault_totals[3];
+    CHECK_MPI(MPI_Allreduce(faults, fault_totals, 3, MPI_LONG, MPI_SUM, t->comm));
     memcpy(totals, sums, sizeof totals);
     pt->mean_messages = totals[1] / totals[0];
     pt->mean_bytes_sent = totals[2] / totals[0];
@@ -764,6 +799,7 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     pt->slot_bytes_max = most[1];
     pt->wrong_total = fault_totals[0];
     pt->injected = fault_totals[1];
+    pt->dropped = fault_totals[2];
     return p->verify ? gather_hashes(p, t, r, pt) : SB_OK;
 }
 
@@ -1038,10 +1074,8 @@ static long count_exchanges(const struct plan *p, int nranks)
     for (int i = 0; i < p->nteams; i++)
         grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
     free(tmp);
-    const long turn = turn_length(p);
-    const long turns = (p->repetitions + turn - 1) / turn; /* one untimed exchange each */
     return grids * p->nk * p->nkinds * p->nbytes * p->nmodules *
-           (p->warmup + turns + p->repetitions * p->batch);
+           (point_runs(p) + p->repetitions * (p->batch - 1));
 }
 
 int cmd_exchange(struct run_ctx *ctx)
@@ -1067,11 +1101,12 @@ int cmd_exchange(struct run_ctx *ctx)
     rc = run_all(ctx, &p, &r, total);
 
     long counts[2] = {0, 0}; /* points failed; of them, failed only by disagreeing */
-    long injected = 0;
+    long injected = 0, dropped = 0;
     for (int i = 0; i < r.npoints; i++) {
         counts[0] += !point_passed(&r.pts[i]);
         counts[1] += r.pts[i].wrong_total == 0 && !r.pts[i].modules_agree;
         injected += r.pts[i].injected;
+        dropped += r.pts[i].dropped;
     }
     /* Rank 0 compared the digests; all ranks must agree on the verdict. */
     if (rc == SB_OK) {
@@ -1095,6 +1130,13 @@ int cmd_exchange(struct run_ctx *ctx)
                   "exchange.inject_module in any point (it leads no team), so no fault was "
                   "injected; accepted: a team leader's rank",
                   p.inject_rank);
+        exit_code = SB_EUSAGE;
+    }
+    if (rc == SB_OK && p.inject_drop >= 0 && dropped == 0) {
+        log_error("exchange.inject_drop = %ld: auto chose none of the modules in "
+                  "exchange.inject_module at any point, so no exchange was skipped; accepted: "
+                  "exchange.inject_module naming the modules auto chooses (all)",
+                  p.inject_drop);
         exit_code = SB_EUSAGE;
     }
     if (rc == SB_OK) {

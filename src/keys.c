@@ -92,6 +92,11 @@ const struct key_spec config_keys[] = {
     {"exchange", "inject_into", KEY_CHOICE, "slots", NO_INT, NO_REAL, "slots|hashes",
      "slots: before the byte check (which must catch it); hashes: after it, before the last "
      "exchange's slots are hashed (the comparison across modules must catch it)"},
+    {"exchange", "inject_drop", KEY_INT, "-1", -1, 1 << 30, NO_REAL, NULL,
+     "-1: off; N: every rank skips exchange N of each point of the modules in "
+     "exchange.inject_module (counted from 0 in the order they run: warm-ups, each turn's "
+     "untimed one, timed ones; a timed batch counts once), so the slots keep the bytes of the "
+     "exchange before it (the run must then exit 1)"},
 
     /* [md] -------------------------------------------------------------- */
     {"md", "cells", KEY_INT3, "20,20,20", 1, 4096, NO_REAL, NULL,

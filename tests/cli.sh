@@ -95,6 +95,26 @@ for baseline in baseline-p2p baseline-neighbor baseline-staged baseline-ssend; d
         -s exchange.baseline=all -s exchange.k=1-2 -s exchange.bytes=0,300 \
         -s exchange.repetitions=2 -s exchange.inject_fault=1 -s exchange.inject_module=$baseline
 done
+# ---- an exchange that delivers nothing is caught ---------------------------------
+# Every rank skips exchange N of each point (exchange.inject_drop), so the
+# slots keep the bytes of the exchange before: each repetition's payload
+# must differ, warm-ups and turns' warm-ups included.  (When a turn's warm-up
+# reused its first timed repetition, as in 4ae1914, N = 2 and 5 passed.)
+for n in 0 1 2 3 4 5; do
+    expect "exchange $n of each point skipped: caught at every module and baseline" 1 \
+        'verified: false \(8 points, 8 failed' -- \
+        "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=all \
+        -s exchange.baseline=all -s exchange.payload=uniform -s exchange.k=1 \
+        -s exchange.bytes=64 -s exchange.warmup=1 -s exchange.repetitions=3 \
+        -s exchange.interleave=2 -s exchange.batch=2 -s exchange.inject_drop=$n
+done
+expect "inject_drop past a point's exchanges: exit 2 naming the key and the range" 2 \
+    'exchange.inject_drop = 6, but each point makes 6 exchanges.*0\.\.5' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.warmup=1 -s exchange.repetitions=3 \
+    -s exchange.interleave=2 -s exchange.inject_drop=6
+expect "inject_drop without verification: exit 2" 2 \
+    'exchange.verify = 0 checks no byte, so exchange.inject_drop cannot be honoured' -- \
+    "$SHIFTBOX" exchange -s exchange.verify=0 -s exchange.inject_drop=0
 for payload in uniform,varied varied varied,uniform; do
     expect "baselines with exchange.payload=$payload: exit 2 naming the key" 2 \
         'exchange.baseline = baseline-p2p: the baselines serve uniform payloads only' -- \
