@@ -79,8 +79,9 @@ struct point {
     size_t slot_bytes;    /* payload bytes in this rank's slots, last exchange */
     long wrong;           /* wrong bytes this rank found */
     long injected;        /* faults this rank injected */
-    long runs;            /* exchanges of it run so far (inject_drop counts them) */
-    long dropped;         /* exchanges this rank skipped for inject_drop */
+    long runs;            /* verified exchanges so far (inject_drop counts them) */
+    long exchanged;       /* timed exchanges this rank ran (a batch's each) */
+    long dropped;         /* exchanges skipped for inject_drop (a batch's each) */
     bool reported;        /* this rank has printed its first wrong byte */
     uint64_t *slot_hash;  /* leaders: each slot's hash after the last exchange */
     /* Results, filled by finish_point (statistics and digest on rank 0): */
@@ -230,6 +231,37 @@ static bool listed(const struct plan *p, const exchange_ops *ops)
     return false;
 }
 
+/* exchange.inject_drop can be caught only where each exchange's slots
+ * differ from those of the one before: uniform payloads of a byte or more
+ * (empty slots are right whether or not the exchange ran, and a box's
+ * varied payload may be empty at two repetitions in a row). */
+static int check_drop(const struct plan *p, struct sb_msg *m)
+{
+    if (p->inject_drop < 0) return SB_OK;
+    bool varied = false, empty = false;
+    for (int i = 0; i < p->nkinds; i++)
+        varied = varied || p->kinds[i];
+    for (int i = 0; i < p->nbytes; i++)
+        empty = empty || p->bytes[i] == 0;
+    if (varied || empty)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_drop needs slots that differ from one exchange to the "
+                       "next, but %s, so a skipped exchange may leave them right; accepted: "
+                       "exchange.payload = uniform with every exchange.bytes above 0",
+                       empty ? "exchange.bytes holds 0 (empty slots)"
+                             : "exchange.payload holds varied (a box's payload may be empty at "
+                               "two repetitions in a row)");
+    const long runs = point_runs(p);
+    if (p->inject_drop >= runs)
+        return sb_fail(m, SB_EUSAGE,
+                       "exchange.inject_drop = %ld, but each point makes %ld verified exchanges "
+                       "(exchange.warmup %ld, an untimed one for each of %ld turns of "
+                       "exchange.interleave, exchange.repetitions %ld; a timed batch counts "
+                       "once); accepted: -1 (off) or 0..%ld",
+                       p->inject_drop, runs, p->warmup, turn_count(p), p->repetitions, runs - 1);
+    return SB_OK;
+}
+
 /* exchange.inject_fault and inject_drop must be able to fail the run, and
  * where they cannot, that is known before the run starts: no module they
  * hit may run, or the exchange to drop never comes, or the rank receives
@@ -260,13 +292,7 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
                        "(exchange.module, exchange.baseline), so %s = %ld would hit nothing; "
                        "accepted: a module that runs, or all",
                        key, value);
-    if (p->inject_drop >= point_runs(p))
-        return sb_fail(m, SB_EUSAGE,
-                       "exchange.inject_drop = %ld, but each point makes %ld exchanges "
-                       "(exchange.warmup %ld, one per turn of exchange.interleave, "
-                       "exchange.repetitions %ld); accepted: -1 (off) or 0..%ld",
-                       p->inject_drop, point_runs(p), p->warmup, p->repetitions,
-                       point_runs(p) - 1);
+    CHECK(check_drop(p, m));
     if (!corrupts) return SB_OK;
     /* slots end at the team leaders (member 0: rank % c == 0), with
        team_deliver = all Team Shift's at every member */
@@ -626,21 +652,25 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct grid *g, st
     struct payload mine = {g->own, n};
 
     struct exchange *x = pt->x;
-    /* test hook: every rank skips the same exchange, so none waits */
-    const bool drop = pt->runs++ == p->inject_drop && injected_module(p, x->ops);
-    long batch = drop ? 0 : timed ? p->batch : 1, done = 0;
+    /* test hook (exchange.inject_drop): every rank skips the same exchange,
+       so none waits for another */
+    const bool drop = pt->runs == p->inject_drop && injected_module(p, x->ops);
+    pt->runs++;
+    const long batch = timed ? p->batch : 1;
+    long done = 0;
     long messages = 0, bytes = 0;
     CHECK_MPI(MPI_Barrier(t->comm));
     double t0 = MPI_Wtime();
     int rc = SB_OK;
-    for (; done < batch && rc == SB_OK; done++) {
+    for (; done < batch && rc == SB_OK && !drop; done++) {
         rc = exchange_run(x, &mine, pt->slots);
         messages += x->last.messages;
         bytes += x->last.bytes;
     }
     double t1 = MPI_Wtime();
-    pt->dropped += drop;
+    if (drop) pt->dropped += batch;
     if (timed && !drop) {
+        pt->exchanged += done;
         if (x->delivers) pt->times[pt->timed++] = (t1 - t0 - ctx->timer.overhead) / (double)done;
         pt->messages += messages;
         pt->bytes_sent += bytes;
@@ -785,13 +815,13 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     CHECK_MPI(rc);
 
     double worked = pt->x->idle ? 0.0 : 1.0;
-    double exchanges = (double)p->repetitions * (double)p->batch;
+    double exchanges = pt->exchanged > 0 ? (double)pt->exchanged : 1.0; /* the same on every rank */
     double sums[3] = {worked, (double)pt->messages / exchanges, (double)pt->bytes_sent / exchanges};
     double most[2] = {(double)pt->buffer_peak, (double)pt->slot_bytes}, totals[3];
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, t->comm));
     CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, t->comm));
-    long faults[3] = {pt->wrong, pt->injected, pt->dropped}, fault_totals[3];
-    CHECK_MPI(MPI_Allreduce(faults, fault_totals, 3, MPI_LONG, MPI_SUM, t->comm));
+    long faults[2] = {pt->wrong, pt->injected}, fault_totals[2];
+    CHECK_MPI(MPI_Allreduce(faults, fault_totals, 2, MPI_LONG, MPI_SUM, t->comm));
     memcpy(totals, sums, sizeof totals);
     pt->mean_messages = totals[1] / totals[0];
     pt->mean_bytes_sent = totals[2] / totals[0];
@@ -799,7 +829,6 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
     pt->slot_bytes_max = most[1];
     pt->wrong_total = fault_totals[0];
     pt->injected = fault_totals[1];
-    pt->dropped = fault_totals[2];
     return p->verify ? gather_hashes(p, t, r, pt) : SB_OK;
 }
 
@@ -1148,8 +1177,12 @@ int cmd_exchange(struct run_ctx *ctx)
                  "on %d ranks; no byte was checked",
                  r.npoints, total, ctx->nranks);
     if (rc == SB_OK && p.verify) {
-        log_info("\nverified: %s (%d points, %ld failed, %ld exchanges on %d ranks)",
-                 verified ? "true" : "false", r.npoints, failed, total, ctx->nranks);
+        char skipped[80] = ""; /* every rank skips alike: rank 0's count is the run's */
+        if (dropped > 0)
+            snprintf(skipped, sizeof skipped, ", %ld of them skipped by exchange.inject_drop",
+                     dropped);
+        log_info("\nverified: %s (%d points, %ld failed, %ld exchanges on %d ranks%s)",
+                 verified ? "true" : "false", r.npoints, failed, total, ctx->nranks, skipped);
         if (failed > counts[1])
             log_info("wrong bytes: the ranks above name the first of each point");
         if (counts[1])

@@ -96,7 +96,7 @@ const struct key_spec config_keys[] = {
      "-1: off; N: every rank skips exchange N of each point of the modules in "
      "exchange.inject_module (counted from 0 in the order they run: warm-ups, each turn's "
      "untimed one, timed ones; a timed batch counts once), so the slots keep the bytes of the "
-     "exchange before it (the run must then exit 1)"},
+     "exchange before it (the run must then exit 1); uniform payloads of 1 byte or more"},
 
     /* [md] -------------------------------------------------------------- */
     {"md", "cells", KEY_INT3, "20,20,20", 1, 4096, NO_REAL, NULL,

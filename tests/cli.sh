@@ -109,9 +109,32 @@ for n in 0 1 2 3 4 5; do
         -s exchange.interleave=2 -s exchange.batch=2 -s exchange.inject_drop=$n
 done
 expect "inject_drop past a point's exchanges: exit 2 naming the key and the range" 2 \
-    'exchange.inject_drop = 6, but each point makes 6 exchanges.*0\.\.5' -- \
+    'exchange.inject_drop = 6, but each point makes 6 verified exchanges.*2 turns.*0\.\.5' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.warmup=1 -s exchange.repetitions=3 \
-    -s exchange.interleave=2 -s exchange.inject_drop=6
+    -s exchange.interleave=2 -s exchange.batch=3 -s exchange.inject_drop=6
+# Empty slots are right whether or not the exchange ran, and a varied payload
+# may be empty twice in a row: such a skip could pass, so it is refused.
+expect "inject_drop with 0-byte payloads: exit 2" 2 \
+    'exchange.inject_drop needs slots that differ.*exchange.bytes holds 0.*accepted: exchange.payload = uniform' -- \
+    "$SHIFTBOX" exchange -s exchange.bytes=0,64 -s exchange.inject_drop=0
+expect "inject_drop with varied payloads: exit 2" 2 \
+    'exchange.inject_drop needs slots that differ.*exchange.payload holds varied' -- \
+    "$SHIFTBOX" exchange -s exchange.payload=uniform,varied -s exchange.inject_drop=0
+drop_run=(-np 2 "$SHIFTBOX" exchange -s exchange.module=shift-isend,direct -s exchange.k=1
+    -s exchange.bytes=64 -s exchange.warmup=1 -s exchange.repetitions=3 -s exchange.interleave=2)
+expect "a skipped timed exchange: the verdict counts it" 1 \
+    'verified: false \(2 points, 2 failed, 12 exchanges on 2 ranks, 2 of them skipped by exchange.inject_drop\)' -- \
+    "${MPIRUN[@]}" "${drop_run[@]}" -s exchange.inject_drop=2 --out "$TEST_TMP/drop"
+expect "... the same run without the skip" 0 -- \
+    "${MPIRUN[@]}" "${drop_run[@]}" --out "$TEST_TMP/nodrop"
+expect "... the skip left out of the samples, messages and bytes per exchange" 0 -- $PY - "$TEST_TMP" <<'PYEOF'
+import json, sys
+runs = [json.load(open(f"{sys.argv[1]}/{d}/summary.json"))["points"] for d in ("drop", "nodrop")]
+for a, b in zip(*runs):
+    assert a["time_s"]["n"] == b["time_s"]["n"] - 2, (a["time_s"]["n"], b["time_s"]["n"])
+    for key in ("messages_per_exchange", "bytes_sent_per_exchange"):
+        assert a[key] == b[key], (key, a[key], b[key])
+PYEOF
 expect "inject_drop without verification: exit 2" 2 \
     'exchange.verify = 0 checks no byte, so exchange.inject_drop cannot be honoured' -- \
     "$SHIFTBOX" exchange -s exchange.verify=0 -s exchange.inject_drop=0
