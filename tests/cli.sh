@@ -211,6 +211,32 @@ expect "model_check.py on a folder without results: names the file it wants (exi
     $PY "$ROOT/tools/model_check.py" exchange "$TEST_TMP"
 expect "baseline_check.py on a run without baselines: says so" 1 'no baseline points' -- \
     $PY "$ROOT/tools/baseline_check.py" "$svt"
+expect "compare_modules.py and shift_scaling.py print exchange.csv's medians and their ratios" 0 -- \
+    $PY - "$svt" "$ROOT" <<'PYEOF'
+import csv, subprocess, sys
+d, root = sys.argv[1:]
+med = {(r["module"], r["dims"], r["team_size"], int(r["k"]), int(r["bytes"])): float(r["median_s"])
+       for r in csv.DictReader(open(f"{d}/exchange.csv"))}
+def tool(name):
+    return subprocess.run(["/usr/bin/python3", f"{root}/tools/{name}", d], capture_output=True,
+                          text=True, check=True).stdout.splitlines()
+out = tool("compare_modules.py")
+others, checked = out[1].split()[6:], 0
+for line in out[2:]:
+    grid, c, _, k, size, ref_us, *ratios = line.split()
+    ref = med[("shift", grid, c, int(k), int(size))]
+    assert abs(float(ref_us) - ref * 1e6) < 1e-3, line
+    for module, ratio in zip(others, ratios):
+        assert abs(float(ratio) - med[(module, grid, c, int(k), int(size))] / ref) < 0.006, line
+        checked += 1
+assert checked == 3 * 3 * 2, checked   # 3 modules beside the Shift, k 1-3, 2 sizes
+rows = [line.split() for line in tool("shift_scaling.py")[2:-1]]
+assert len(rows) == 4 * 3 * 2, len(rows)
+for module, grid, c, size, k, t_us, hop_us, ratio in rows:
+    t, t1 = med[(module, grid, c, int(k), int(size))], med[(module, grid, c, 1, int(size))]
+    assert abs(float(t_us) - t * 1e6) < 1e-3 and abs(float(hop_us) - t / (2 * int(k)) * 1e6) < 1e-3
+    assert abs(float(ratio) - t / (int(k) * t1)) < 6e-4, (module, k, ratio)
+PYEOF
 
 # ---- make bench's closing table (tools/bench_table.py) from a log of measured outputs ----
 # (tests/data/bench-table-baselines.txt: bench 2b's table of 2026-11-26, kept
