@@ -11,6 +11,25 @@ RUN=$ROOT/tools/smpi-run.sh
 SMPI_BIN=${SHIFTBOX_SMPI:-$ROOT/build/smpi/shiftbox}
 export SHIFTBOX_SMPI=$SMPI_BIN
 
+# The shipped platforms are what tools/smpi-platform.py writes (no smpicc needed).
+regenerated() { # NAME ARGS...: smpi-platform.py ARGS into a file, compared with NAME.xml
+    local name=$1
+    shift
+    (cd "$ROOT" && $PY tools/smpi-platform.py "$@" "$TEST_TMP/$name.xml") &&
+        cmp "$TEST_TMP/$name.xml" "$ROOT/configs/platforms/$name.xml"
+}
+expect "configs/platforms/fattree.xml is what smpi-platform.py writes" 0 -- \
+    regenerated fattree fattree 4096
+for n in 64 256 1024 4096; do
+    expect "configs/platforms/torus-$n.xml is what smpi-platform.py writes" 0 -- \
+        regenerated torus-$n torus $n
+done
+expect "configs/platforms/local.xml is what smpi-platform.py writes from hockney-2ranks.json" 0 -- \
+    regenerated local local docs/results/hockney-2ranks.json 4096
+sed 's/175MBps/176MBps/' "$ROOT/configs/platforms/torus-64.xml" >"$TEST_TMP/torus-altered.xml"
+expect "... and a platform altered by one figure differs" 1 -- \
+    cmp -s "$TEST_TMP/torus-altered.xml" "$ROOT/configs/platforms/torus-64.xml"
+
 if ! command -v smpicc >/dev/null || [[ ! -x $SMPI_BIN ]]; then
     skip "SMPI suite" "smpicc or $SMPI_BIN missing (install libsimgrid-dev, make SIMGRID=1)"
     echo "$PASSED passed, $FAILED failed"
