@@ -315,6 +315,36 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
     return SB_OK;
 }
 
+/* After the run: exit 2 where an injection asked for could not be seen,
+ * because auto chose no module it hits or (inject_into = hashes) chose an
+ * injected module at every point; check_injection refused the other such
+ * cases before the run.  Every rank counts alike. */
+static bool injection_seen(const struct plan *p, long injected, long dropped, long failed)
+{
+    if (p->inject_hashes && injected > 0 && failed == 0) {
+        log_error("exchange.inject_into = hashes: the faults injected went unseen: at every "
+                  "point each module compared was corrupted alike (auto chose an injected "
+                  "module); accepted: exchange.inject_module leaving out a module that runs "
+                  "beside them");
+        return false;
+    }
+    if (p->inject_rank >= 0 && injected == 0) {
+        log_error("exchange.inject_fault = %ld: that rank received no slots of the modules in "
+                  "exchange.inject_module in any point (it leads no team), so no fault was "
+                  "injected; accepted: a team leader's rank",
+                  p->inject_rank);
+        return false;
+    }
+    if (p->inject_drop >= 0 && dropped == 0) {
+        log_error("exchange.inject_drop = %ld: auto chose none of the modules in "
+                  "exchange.inject_module at any point, so no exchange was skipped; accepted: "
+                  "exchange.inject_module naming the modules auto chooses (all)",
+                  p->inject_drop);
+        return false;
+    }
+    return true;
+}
+
 /* Whether this rank corrupts this point's slots. */
 static bool injects(const struct plan *p, const struct topology *t, const struct point *pt)
 {
@@ -1146,28 +1176,7 @@ int cmd_exchange(struct run_ctx *ctx)
     long failed = counts[0];
     bool verified = failed == 0;
     int exit_code = verified ? SB_OK : SB_EVERIFY;
-    if (rc == SB_OK && p.inject_hashes && injected > 0 && failed == 0) {
-        /* only where auto chose an injected module at every point of it */
-        log_error("exchange.inject_into = hashes: the faults injected went unseen: at every "
-                  "point each module compared was corrupted alike (auto chose an injected "
-                  "module); accepted: exchange.inject_module leaving out a module that runs "
-                  "beside them");
-        exit_code = SB_EUSAGE;
-    }
-    if (rc == SB_OK && p.inject_rank >= 0 && injected == 0) {
-        log_error("exchange.inject_fault = %ld: that rank received no slots of the modules in "
-                  "exchange.inject_module in any point (it leads no team), so no fault was "
-                  "injected; accepted: a team leader's rank",
-                  p.inject_rank);
-        exit_code = SB_EUSAGE;
-    }
-    if (rc == SB_OK && p.inject_drop >= 0 && dropped == 0) {
-        log_error("exchange.inject_drop = %ld: auto chose none of the modules in "
-                  "exchange.inject_module at any point, so no exchange was skipped; accepted: "
-                  "exchange.inject_module naming the modules auto chooses (all)",
-                  p.inject_drop);
-        exit_code = SB_EUSAGE;
-    }
+    if (rc == SB_OK && !injection_seen(&p, injected, dropped, failed)) exit_code = SB_EUSAGE;
     if (rc == SB_OK) {
         print_pass_fail(&r);
         if (ctx->out_dir && ctx->rank == 0) rc = write_outputs(ctx, &p, &r, verified, exit_code);

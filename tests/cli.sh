@@ -135,6 +135,11 @@ for a, b in zip(*runs):
     for key in ("messages_per_exchange", "bytes_sent_per_exchange"):
         assert a[key] == b[key], (key, a[key], b[key])
 PYEOF
+expect "inject_drop where auto chose none of the modules it hits: exit 2 after the run" 2 \
+    'exchange.inject_drop = 0: auto chose none of the modules in exchange.inject_module' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=auto \
+    -s model.hockney="$ROOT/docs/results/hockney-2ranks.json" -s exchange.bytes=64 \
+    -s exchange.repetitions=2 -s exchange.inject_module=teamshift -s exchange.inject_drop=0
 expect "inject_drop without verification: exit 2" 2 \
     'exchange.verify = 0 checks no byte, so exchange.inject_drop cannot be honoured' -- \
     "$SHIFTBOX" exchange -s exchange.verify=0 -s exchange.inject_drop=0
