@@ -99,7 +99,8 @@ done
 # Every rank skips exchange N of each point (exchange.inject_drop), so the
 # slots keep the bytes of the exchange before: each repetition's payload
 # must differ, warm-ups and turns' warm-ups included.  (When a turn's warm-up
-# reused its first timed repetition, as in 4ae1914, N = 2 and 5 passed.)
+# reused its first timed repetition, as in 4ae1914, put back in a scratch
+# build, N = 2 and 5 passed.)
 for n in 0 1 2 3 4 5; do
     expect "exchange $n of each point skipped: caught at every module and baseline" 1 \
         'verified: false \(8 points, 8 failed' -- \
