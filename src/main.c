@@ -298,6 +298,32 @@ static void print_versions(void)
     log_info("  compiler: %s", __VERSION__);
 }
 
+/* SIGINT or SIGTERM reaching a rank ends it at once with 128 + the signal
+ * (130, 143: what shells report), after one line that says what it left.
+ * Nothing is left that looks complete: summary.json and the CSVs appear
+ * only when a run ends (written under a temporary name, then renamed), a
+ * checkpoint only when every rank has written it (NAME.tmp until then; the
+ * next run removes it).  After the command has ended, its files stand:
+ * mpirun sends the signal to ranks still finishing once one has left with a
+ * non-zero code (a failed verification, exit 1). */
+enum signal_stage { SIGNAL_RUNNING, SIGNAL_CHECKPOINTING, SIGNAL_ENDED };
+static volatile sig_atomic_t signal_stage = SIGNAL_RUNNING;
+
+static void on_signal(int sig)
+{
+    static const char *const text[] = {
+        [SIGNAL_RUNNING] = "shiftbox: terminated by a signal; no summary written\n",
+        [SIGNAL_CHECKPOINTING] = "shiftbox: terminated by a signal; no summary written, an "
+                                 "unfinished checkpoint stays NAME.tmp\n",
+        [SIGNAL_ENDED] = "shiftbox: terminated by a signal after the command ended; what it "
+                         "wrote stands\n",
+    };
+    const char *line = text[signal_stage];
+    ssize_t ignored = write(STDERR_FILENO, line, strlen(line));
+    (void)ignored;
+    _exit(128 + sig);
+}
+
 static int run(int argc, char **argv)
 {
     struct args a;
@@ -360,27 +386,15 @@ static int run(int argc, char **argv)
     log_progress_start(section_listed(cmd->sections, "progress") ? cfg_real(&cfg, "progress.every")
                                                                  : 0.0);
     print_start(&ctx);
+    if (section_listed(cmd->sections, "checkpoint")) signal_stage = SIGNAL_CHECKPOINTING;
     rc = cmd->run(&ctx);
+    signal_stage = SIGNAL_ENDED;
     placement_free(&ctx.placement);
     /* input refused by the command: the folder made for it goes again
        (rmdir removes it only while it is empty) */
     if (rc == SB_EUSAGE) report_unmake_dir(&made);
     config_free(&cfg);
     return rc;
-}
-
-/* SIGINT or SIGTERM reaching a rank ends it at once with 128 + the signal
- * (130, 143: what shells report), after one line.  Nothing is left that
- * looks complete: summary.json and the CSVs appear only when a run ends
- * (written under a temporary name, then renamed), a checkpoint only when
- * every rank has written it (NAME.tmp until then; the next run removes it). */
-static void on_signal(int sig)
-{
-    static const char text[] = "shiftbox: terminated by a signal; no summary written, an "
-                               "unfinished checkpoint stays NAME.tmp\n";
-    ssize_t ignored = write(STDERR_FILENO, text, sizeof text - 1);
-    (void)ignored;
-    _exit(128 + sig);
 }
 
 int main(int argc, char **argv)

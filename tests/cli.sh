@@ -507,6 +507,11 @@ expect "inject_fault beyond the ranks" 2 'exchange.inject_fault = 5.*0\.\.1' -- 
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.inject_fault=5
 expect "a message larger than MPI's int count" 2 'exchange.k = 64.*int count' -- \
     "$SHIFTBOX" exchange -s exchange.k=64 -s exchange.bytes=1000000
+expect "docs/commands/README.md's example of an unknown key is what shiftbox prints" 0 -- bash -c '
+    want=$(grep -A1 -F "\$ build/shiftbox exchange -s exchange.repetiton=5" "$1" | tail -n 1)
+    got=$("$2" exchange -s exchange.repetiton=5 2>&1)
+    [[ $? -eq 2 && -n $want && $got == "$want" ]] || { echo "docs: $want"; echo "got:  $got"; exit 1; }' \
+    _ "$ROOT/docs/commands/README.md" "$SHIFTBOX"
 expect "unknown command, with the nearest suggested" 2 "unknown command 'exchnage'" \
     "did you mean 'exchange'\\?" 'accepted: md, exchange' -- "$SHIFTBOX" exchnage
 expect "a word far from every command gets no suggestion" 2 "unknown command 'foo'; accepted" -- \
@@ -571,16 +576,19 @@ expect "--version: the git revision and the MPI, HDF5 and CUDA it was built with
     '^ShiftBox [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-z-]+\)' 'MPI: +built with .*; runs with ' \
     'HDF5: +built with [0-9.]+; runs with [0-9.]+' 'CUDA: +built with ' -- "$SHIFTBOX" --version
 
-# Every script of tools/ answers --help (the shell ones with their header) and
-# does nothing else (the folder it runs in stays empty), and refuses an
-# unknown option (exit 2).
+# Every script of tools/ runs as the docs call it (tools/NAME: executable,
+# Debian's python3 in the #! line), answers --help (the shell ones with their
+# header) and does nothing else (the folder it runs in stays empty), and
+# refuses an unknown option (exit 2).
 mkdir -p "$TEST_TMP/help-cwd"
 for script in "$ROOT"/tools/*.sh "$ROOT"/tools/*.py; do
     case $script in
     */script_help.sh | */plotmeta.py) continue ;; # sourced, imported: not run
-    *.py) run=(/usr/bin/python3 "$script") said='.' ;; # argparse's words, or the script's
+    *.py) run=("$script") said='.' ;; # argparse's words, or the script's
     *) run=("$script") said="unknown option '--no-such-option'" ;;
     esac
+    [[ $script != *.py ]] || expect "tools/$(basename "$script") names /usr/bin/python3 in its #! line" 0 -- \
+        grep -qx '#!/usr/bin/python3' <(head -n 1 "$script")
     name=tools/$(basename "$script")
     expect "$name --help: exit 0" 0 '[a-z]' -- \
         timeout 30 bash -c 'cd "$1" && shift && "$@" --help' _ "$TEST_TMP/help-cwd" "${run[@]}"

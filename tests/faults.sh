@@ -194,12 +194,26 @@ signalled() { # SIGNAL DIR LAUNCH...: starts LAUNCH, signals the ranks after 3 s
     cat "$dir.log"
     return $rc
 }
-expect "SIGTERM to the ranks under mpirun: exit 143" 143 'terminated by a signal' -- \
+expect "SIGTERM to the ranks under mpirun: exit 143" 143 \
+    'terminated by a signal; no summary written, an unfinished checkpoint stays NAME.tmp' -- \
     timeout $LIMIT bash -c "$(declare -f signalled); SHIFTBOX='$SHIFTBOX'; \
         signalled TERM '$TEST_TMP/sigterm' mpirun -np 2 '$SHIFTBOX' md"
-expect "SIGINT to a rank run without mpirun: exit 130" 130 'terminated by a signal' -- \
+expect "SIGINT to a rank run without mpirun: exit 130" 130 \
+    'terminated by a signal; no summary written, an unfinished checkpoint stays NAME.tmp' -- \
     timeout $LIMIT bash -c "$(declare -f signalled); SHIFTBOX='$SHIFTBOX'; \
         signalled INT '$TEST_TMP/sigint' '$SHIFTBOX' md"
+# A command that writes no checkpoints does not speak of them.
+expect "SIGINT to an exchange run: exit 130, no word of checkpoints" 130 \
+    'terminated by a signal; no summary written$' -- timeout $LIMIT bash -c '
+    "$1" exchange -s exchange.repetitions=10000000 -s exchange.k=4 -s exchange.bytes=10000 \
+        >"$2" 2>&1 &
+    pid=$!
+    sleep 2
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    cat "$2"
+    exit $rc' _ "$SHIFTBOX" "$TEST_TMP/sigint-exchange.log"
 if [[ ! -e $TEST_TMP/sigterm/summary.json && ! -e $TEST_TMP/sigint/summary.json ]] &&
     ! ls "$TEST_TMP"/sig*/*.csv >/dev/null 2>&1; then
     pass "... no summary.json or CSV that looks complete"

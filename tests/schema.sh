@@ -94,7 +94,11 @@ expect "stencil 2D on the CPU, verified, sync/async x overlap 0/1" 0 'verified: 
 expect "stencil 3D unchecked" 0 'verified: unchecked' -- \
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=24,20,18 \
     -s stencil.iterations=4 "${FAST[@]}" --out "$T/stencil-3d"
-valid "... both pass stencil.schema.json" "$T/stencil/summary.json" "$T/stencil-3d/summary.json"
+expect "stencil 2D with calibrate" 0 'calibrate: in the cache' -- \
+    "${MPIRUN[@]}" -np 2 "$SHIFTBOX" stencil -s stencil.size=64,48 -s stencil.iterations=4 \
+    -s stencil.calibrate=1 "${FAST[@]}" --out "$T/stencil-calibrated"
+valid "... all three pass stencil.schema.json" "$T/stencil/summary.json" "$T/stencil-3d/summary.json" \
+    "$T/stencil-calibrated/summary.json"
 if l2_known; then
     expect "stencil 3D temporal blocking, the tile tuned" 0 'tile: [0-9]* y lines, the fastest of' -- \
         "${MPIRUN[@]}" -np 1 "$SHIFTBOX" stencil -s stencil.dim=3 -s stencil.size=16,8192,8 \
