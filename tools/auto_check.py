@@ -44,7 +44,7 @@ def points_from_summary(d):
             continue  # the hand-written baselines: no model, never chosen
         if "predicted_s" not in p:
             sys.exit(f"auto_check: {d} was run without model.hockney")
-        yield ((d, p["team_size"], tuple(p["dims"]), p["k"], p["bytes"], p["payload"]),
+        yield ((d, p["team_size"], "x".join(map(str, p["dims"])), p["k"], p["bytes"], p["payload"]),
                p["module"], p["statistic_s"], p["predicted_s"])
 
 

@@ -146,16 +146,22 @@ def run(cmd, log, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("config")
-    ap.add_argument("outdir")
-    ap.add_argument("--ranks", default="64,256,1024")
-    ap.add_argument("--platforms", default="fattree,torus")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--memory-gb", type=float, default=6.0)
-    ap.add_argument("--touched-gb", type=float, default=20.0)
-    ap.add_argument("--timeout", type=float, default=3600)
-    ap.add_argument("--direct-timeout", type=float, default=1800)
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n\n".join(__doc__.split("\n\n")[2:]))
+    ap.add_argument("config", help="the sweep's ini file (configs/smpi-sweep.ini)")
+    ap.add_argument("outdir", help="where the runs and sweep.csv go")
+    ap.add_argument("--ranks", default="64,256,1024", help="simulated rank counts, comma-separated")
+    ap.add_argument("--platforms", default="fattree,torus",
+                    help="fattree and/or torus (configs/platforms/; the torus shaped per rank count)")
+    ap.add_argument("--jobs", type=int, default=2, help="simulations run at once")
+    ap.add_argument("--memory-gb", type=float, default=6.0,
+                    help="buffers of all ranks of one simulation up to this run verified; larger "
+                         "ones with shared malloc, timings only")
+    ap.add_argument("--touched-gb", type=float, default=20.0,
+                    help="points whose buffers would touch more are not simulated (skipped.csv)")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds per simulation")
+    ap.add_argument("--direct-timeout", type=float, default=1800,
+                    help="seconds per simulation of the direct module, run apart")
     ap.add_argument("--tabulate", action="store_true",
                     help="run nothing; rebuild sweep.csv from the finished runs")
     ap.add_argument("--repredict", action="store_true",
