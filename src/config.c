@@ -497,9 +497,12 @@ static int config_set(struct config *c, const char *section, const char *name, c
                        "%s%s.%s given twice (first at line %d); accepted: one "
                        "value per key",
                        where, section, name, c->line[id]);
+    if (line < 0 && c->line[id] < 0 && !strcmp(c->origin[id], origin))
+        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one %s per key", where,
+                       section, name, origin);
     if (line < 0 && c->line[id] < 0)
-        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one -s per key", where,
-                       section, name);
+        return sb_fail(m, SB_EUSAGE, "%s%s.%s given by %s and by %s; accepted: one of them", where,
+                       section, name, c->origin[id], origin);
     struct sb_msg why;
     if (key_validate(&config_keys[id], value, &why) != SB_OK)
         return sb_fail(m, SB_EUSAGE, "%s%s", where, why.text);
@@ -635,6 +638,14 @@ int config_override(struct config *c, const char *assignment, struct sb_msg *m)
     memcpy(name, dot + 1, nlen);
     name[nlen] = '\0';
     return config_set(c, section, name, eq + 1, "-s", -1, "-s ", m);
+}
+
+int config_set_option(struct config *c, const char *section, const char *name, const char *value,
+                      const char *option, struct sb_msg *m)
+{
+    char where[64];
+    snprintf(where, sizeof where, "%s: ", option);
+    return config_set(c, section, name, value, option, -1, where, m);
 }
 
 /* ---- getters ------------------------------------------------------------ */

@@ -65,6 +65,13 @@ int config_parse_text(struct config *c, const char *text, const char *name, stru
 /* Applies one override "section.key=value".  Returns SB_OK or SB_EUSAGE. */
 int config_override(struct config *c, const char *assignment, struct sb_msg *m);
 
+/* Sets section.name from a command-line option other than -s (e.g.
+ * --restart FILE), which the resolved configuration then names as its
+ * origin (`option` must outlive c: a string literal).  Returns SB_OK or
+ * SB_EUSAGE. */
+int config_set_option(struct config *c, const char *section, const char *name, const char *value,
+                      const char *option, struct sb_msg *m);
+
 /* Validates `text` as a value of key `spec`; returns SB_OK or SB_EUSAGE with
  * a message naming the key and the accepted values. */
 int key_validate(const struct key_spec *spec, const char *text, struct sb_msg *m);

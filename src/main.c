@@ -219,11 +219,7 @@ static int load_config(struct config *cfg, const struct args *a, const struct co
         return sb_fail(m, SB_EUSAGE,
                        "--restart: %s writes no checkpoints; accepted with md and stencil",
                        cmd->name);
-    char assignment[4200];
-    if (snprintf(assignment, sizeof assignment, "checkpoint.restart=%s", a->restart) >=
-        (int)sizeof assignment)
-        return sb_fail(m, SB_EUSAGE, "--restart: the path is too long");
-    return config_override(cfg, assignment, m);
+    return config_set_option(cfg, "checkpoint", "restart", a->restart, "--restart", m);
 }
 
 /* --out DIR is made by rank 0 before the run, so a bad path costs no run;

@@ -169,6 +169,9 @@ expect "--out given twice: exit 2" 2 '\-\-out given twice' -- \
     "$SHIFTBOX" exchange --out "$CFG/a" --out "$CFG/b"
 expect "--restart given twice: exit 2" 2 '\-\-restart given twice' -- \
     "$SHIFTBOX" md --restart a.h5md --restart b.h5md
+expect "--restart beside -s checkpoint.restart: exit 2 naming both" 2 \
+    'checkpoint.restart given by -s and by --restart; accepted: one of them' -- \
+    "$SHIFTBOX" md -s checkpoint.restart=a.h5md --restart b.h5md
 mkfifo "$CFG/fifo.ini"
 expect "a FIFO as -c: exit 2 at once, not a wait" 2 'not a regular file' -- \
     timeout 10 "$SHIFTBOX" exchange -c "$CFG/fifo.ini"
