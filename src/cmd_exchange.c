@@ -315,10 +315,11 @@ static int check_injection(const struct plan *p, struct sb_msg *m)
     return SB_OK;
 }
 
-/* After the run: exit 2 where an injection asked for could not be seen,
- * because auto chose no module it hits or (inject_into = hashes) chose an
- * injected module at every point; check_injection refused the other such
- * cases before the run.  Every rank counts alike. */
+/* After the run: exit 2 where an injection asked for could not be seen:
+ * inject_fault's rank received no slots of the modules it hits, auto chose
+ * no module inject_drop hits, or (inject_into = hashes) auto chose an
+ * injected module at every point; check_injection refused the cases known
+ * before the run.  The first such case is named.  Every rank counts alike. */
 static bool injection_seen(const struct plan *p, long injected, long dropped, long failed)
 {
     if (p->inject_hashes && injected > 0 && failed == 0) {

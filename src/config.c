@@ -490,8 +490,9 @@ static int config_set(struct config *c, const char *section, const char *name, c
 {
     int id = key_id(section, name);
     if (id < 0) return unknown_key(m, where, section, name);
-    /* once per key in the file, once per key among the -s (a -s may
-     * override the file: that is what it is for) */
+    /* once per key in the file, once per key on the command line (-s and
+     * options such as --restart; these may override the file: that is what
+     * they are for) */
     if (line > 0 && c->line[id] > 0)
         return sb_fail(m, SB_EUSAGE,
                        "%s%s.%s given twice (first at line %d); accepted: one "

@@ -50,8 +50,8 @@ extern const char *const config_sections[];
 struct config {
     int nkeys;
     char **value;        /* one text per key of config_keys */
-    const char **origin; /* "default", a file name, or "-s" */
-    int *line;           /* the file's line that set it; -1: -s; 0: the default */
+    const char **origin; /* "default", a file name, "-s" or an option ("--restart") */
+    int *line;           /* the file's line that set it; -1: the command line; 0: the default */
     char *file;          /* the configuration file, or NULL */
 };
 

@@ -244,7 +244,7 @@ static void print_start(const struct run_ctx *ctx)
     if (log_rank() != 0) return;
     log_info("placement: %s", ctx->placement.line);
     printf("# resolved configuration%s%s\n", ctx->cfg->file ? " from " : " (defaults",
-           ctx->cfg->file ? ctx->cfg->file : " and -s)");
+           ctx->cfg->file ? ctx->cfg->file : " and the command line)");
     config_write_ini(ctx->cfg, ctx->cmd->sections, stdout);
     fflush(stdout);
 }
@@ -299,20 +299,22 @@ static void print_versions(void)
  * Nothing is left that looks complete: summary.json and the CSVs appear
  * only when a run ends (written under a temporary name, then renamed), a
  * checkpoint only when every rank has written it (NAME.tmp until then; the
- * next run removes it).  After the command has ended, its files stand:
+ * next run removes it).  The line names checkpoints only where the run
+ * writes them, and says so where this rank's part of the command had ended:
  * mpirun sends the signal to ranks still finishing once one has left with a
- * non-zero code (a failed verification, exit 1). */
-enum signal_stage { SIGNAL_RUNNING, SIGNAL_CHECKPOINTING, SIGNAL_ENDED };
+ * non-zero code (a failed verification, exit 1); other ranks, rank 0 among
+ * them, may still have been writing. */
+enum signal_stage { SIGNAL_RUNNING, SIGNAL_WRITES_CHECKPOINTS, SIGNAL_ENDED };
 static volatile sig_atomic_t signal_stage = SIGNAL_RUNNING;
 
 static void on_signal(int sig)
 {
     static const char *const text[] = {
         [SIGNAL_RUNNING] = "shiftbox: terminated by a signal; no summary written\n",
-        [SIGNAL_CHECKPOINTING] = "shiftbox: terminated by a signal; no summary written, an "
-                                 "unfinished checkpoint stays NAME.tmp\n",
-        [SIGNAL_ENDED] = "shiftbox: terminated by a signal after the command ended; what it "
-                         "wrote stands\n",
+        [SIGNAL_WRITES_CHECKPOINTS] = "shiftbox: terminated by a signal; no summary written, "
+                                      "an unfinished checkpoint stays NAME.tmp\n",
+        [SIGNAL_ENDED] = "shiftbox: terminated by a signal after this rank's part of the "
+                         "command had ended\n",
     };
     const char *line = text[signal_stage];
     ssize_t ignored = write(STDERR_FILENO, line, strlen(line));
@@ -382,7 +384,9 @@ static int run(int argc, char **argv)
     log_progress_start(section_listed(cmd->sections, "progress") ? cfg_real(&cfg, "progress.every")
                                                                  : 0.0);
     print_start(&ctx);
-    if (section_listed(cmd->sections, "checkpoint")) signal_stage = SIGNAL_CHECKPOINTING;
+    if (section_listed(cmd->sections, "checkpoint") &&
+        (cfg_int(&cfg, "checkpoint.every") > 0 || cfg_bool(&cfg, "checkpoint.at_end")))
+        signal_stage = SIGNAL_WRITES_CHECKPOINTS;
     rc = cmd->run(&ctx);
     signal_stage = SIGNAL_ENDED;
     placement_free(&ctx.placement);
@@ -397,6 +401,8 @@ int main(int argc, char **argv)
 {
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT); /* one line, whichever comes first */
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 #if defined(__GLIBC__) && !defined(SB_SMPI)

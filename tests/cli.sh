@@ -510,7 +510,9 @@ expect "a message larger than MPI's int count" 2 'exchange.k = 64.*int count' --
 expect "docs/commands/README.md's example of an unknown key is what shiftbox prints" 0 -- bash -c '
     want=$(grep -A1 -F "\$ build/shiftbox exchange -s exchange.repetiton=5" "$1" | tail -n 1)
     got=$("$2" exchange -s exchange.repetiton=5 2>&1)
-    [[ $? -eq 2 && -n $want && $got == "$want" ]] || { echo "docs: $want"; echo "got:  $got"; exit 1; }' \
+    rc=$?
+    got=$(grep "^shiftbox: error:" <<<"$got")
+    [[ $rc -eq 2 && -n $want && $got == "$want" ]] || { echo "docs: $want"; echo "got:  $got"; exit 1; }' \
     _ "$ROOT/docs/commands/README.md" "$SHIFTBOX"
 expect "unknown command, with the nearest suggested" 2 "unknown command 'exchnage'" \
     "did you mean 'exchange'\\?" 'accepted: md, exchange' -- "$SHIFTBOX" exchnage
