@@ -306,7 +306,7 @@ expect "auto_check.py --repeats: settled points scored, the unsettled one listed
     'chose the fastest module at 7 of 8 points \(87.5 %; the target applies to the settled points below\)' \
     'over 3 runs: 1 point settled .*, 1 not; at the settled points auto chose it 3 of 3 times \(100.0 %' \
     '1 point not in every run: left out' \
-    'unsettled 1/\(2, 1, 1\)/1/100000/uniform: fastest teamshift, direct, direct; auto chose direct, at most 2.6 % slower' -- \
+    'unsettled 1/2x1x1/1/100000/uniform: fastest teamshift, direct, direct; auto chose direct, at most 2.6 % slower' -- \
     $PY "$ROOT/tools/auto_check.py" --repeats "$TEST_TMP"/auto-right/{0,1,2}
 expect "auto_check.py --repeats: a wrong choice at a settled point is counted (exit 1, the loss within its target)" 1 \
     'the worst wrong choice lost 10.0 % \(target <= 20 %\)' \
