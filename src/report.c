@@ -50,6 +50,7 @@ int report_prepare_dir(const char *dir, const char *label, struct report_made_di
      * will do at its end (report_write_text: a temporary name, renamed) to
      * a file of a unique name, and remove it */
     char probe[4200], moved[4300];
+    /* the six X are mkstemp's template, which it replaces with a unique name */
     snprintf(probe, sizeof probe, "%s/.shiftbox-probe.XXXXXX", dir);
     int fd = mkstemp(probe);
     if (fd < 0)
