@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Does exchange.module=auto choose well?  At every point of a sweep, the
-module the model predicts fastest (what auto runs, src/cmd_exchange.c
+module the model predicts fastest (what auto runs, src/sweep/grid.c
 choose()) against the module measured (or simulated) fastest, and the time
 a wrong choice loses.
 
