@@ -102,8 +102,8 @@ done
 # reused its first timed repetition, as in 4ae1914, put back in a scratch
 # build, N = 2 and 5 passed.)
 for n in 0 1 2 3 4 5; do
-    expect "exchange $n of each point skipped: caught at every module and baseline" 1 \
-        'verified: false \(8 points, 8 failed' -- \
+    expect "exchange $n of each point skipped: caught at every module and baseline, named" 1 \
+        'verified: false \(8 points, 8 failed' "verify: [a-z0-9-]+ c=1 2x1x1 k=1 bytes=64 exchange $n \\(payload [0-9]\\)" -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=all \
         -s exchange.baseline=all -s exchange.payload=uniform -s exchange.k=1 \
         -s exchange.bytes=64 -s exchange.warmup=1 -s exchange.repetitions=3 \

@@ -149,12 +149,15 @@ void sweep_grid_free(struct sweep_grid *g)
     free(g->own);
 }
 
+/* Names the exchange by its place among the point's verified exchanges,
+ * as exchange.inject_drop counts them (pt->runs counts this one already),
+ * and by the repetition whose payload it carried. */
 static void report_wrong(const struct point *pt, long rep, const struct verify_fault *f, long wrong)
 {
-    char where[160];
-    snprintf(where, sizeof where, "%s c=%d %dx%dx%d k=%d bytes=%lld%s exchange %ld", pt->module,
-             pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k, pt->bytes,
-             pt->varied ? " varied" : "", rep);
+    char where[192];
+    snprintf(where, sizeof where, "%s c=%d %dx%dx%d k=%d bytes=%lld%s exchange %ld (payload %ld)",
+             pt->module, pt->team_size, pt->dims[0], pt->dims[1], pt->dims[2], pt->k, pt->bytes,
+             pt->varied ? " varied" : "", pt->runs - 1, rep);
     if (f->size_wrong)
         log_rank_error("verify: %s: slot (%+d,%+d,%+d) of box (%d,%d,%d) holds %zu bytes, "
                        "expected %zu (%ld wrong)",
