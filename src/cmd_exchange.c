@@ -13,6 +13,9 @@
 #include "decomp.h"
 #include "log.h"
 #include "sweep/grid.h"
+#include "sweep/inject.h"
+#include "sweep/plan.h"
+#include "sweep/results.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,7 @@
 
 /* The grids of nboxes boxes to run: every factorisation, or the one asked
  * for.  Returns how many, or 0 with a message. */
-static int list_grids(const struct plan *p, int nboxes, int (*grids)[3], struct sb_msg *m)
+static int list_grids(const struct sweep_plan *p, int nboxes, int (*grids)[3], struct sb_msg *m)
 {
     if (!p->all_grids) return choose_dims(nboxes, p->dims_request, grids[0], m) == SB_OK ? 1 : 0;
     int n = factorisations(nboxes, grids, MAX_GRIDS);
@@ -31,7 +34,8 @@ static int list_grids(const struct plan *p, int nboxes, int (*grids)[3], struct 
     return n;
 }
 
-static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r, long total)
+static int run_all(struct run_ctx *ctx, const struct sweep_plan *p, struct sweep_results *r,
+                   long total)
 {
     struct sb_msg m = {""};
     int(*grids)[3] = sb_malloc(MAX_GRIDS * sizeof *grids, "grids");
@@ -56,7 +60,7 @@ static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r,
             if (rc == SB_OK && ctx->rank == 0) {
                 log_info("\ngrid %dx%dx%d of %d boxes, %d rank%s per box:", g.topo.dims[0],
                          g.topo.dims[1], g.topo.dims[2], g.topo.nboxes, c, c == 1 ? "" : "s");
-                results_print_grid(p, g.pts, g.npoints);
+                sweep_results_print_grid(p, g.pts, g.npoints);
             }
             if (rc != SB_OK && m.text[0]) log_error("%s", m.text);
             sweep_grid_free(&g);
@@ -67,7 +71,7 @@ static int run_all(struct run_ctx *ctx, const struct plan *p, struct results *r,
     return rc;
 }
 
-static long count_exchanges(const struct plan *p, int nranks)
+static long count_exchanges(const struct sweep_plan *p, int nranks)
 {
     long grids = 0;
     int(*tmp)[3] = sb_malloc(MAX_GRIDS * sizeof *tmp, "grids");
@@ -75,23 +79,24 @@ static long count_exchanges(const struct plan *p, int nranks)
         grids += p->all_grids ? factorisations(nranks / (int)p->teams[i], tmp, MAX_GRIDS) : 1;
     free(tmp);
     return grids * p->nk * p->nkinds * p->nbytes * p->nmodules *
-           (plan_point_runs(p) + p->repetitions * (p->batch - 1));
+           (sweep_plan_point_runs(p) + p->repetitions * (p->batch - 1));
 }
 
 int cmd_exchange(struct run_ctx *ctx)
 {
-    struct plan p;
+    struct sweep_plan p;
     struct sb_msg m = {""};
-    int rc = plan_from_config(&p, ctx->cfg, ctx, &m);
+    int rc = sweep_plan_from_config(&p, ctx->cfg, ctx, &m);
     if (rc != SB_OK) {
         log_error("%s", m.text);
-        plan_free(&p);
+        sweep_plan_free(&p);
         return rc;
     }
-    struct results r = {0};
-    if (p.slot_hashes && ctx->out_dir && ctx->rank == 0) {
-        CHECK(report_text_open(&r.hashes));
-        fprintf(r.hashes.f, "module,team_size,dims,k,bytes,payload,box,dx,dy,dz,hash\n");
+    struct sweep_results r;
+    rc = sweep_results_init(&r, &p, ctx);
+    if (rc != SB_OK) {
+        sweep_plan_free(&p);
+        return rc;
     }
     long total = count_exchanges(&p, ctx->nranks);
     log_info("\nexchange: %d module(s), phases %s, %ld repetitions after %ld warm-up%s, %ld "
@@ -103,7 +108,7 @@ int cmd_exchange(struct run_ctx *ctx)
     long counts[2] = {0, 0}; /* points failed; of them, failed only by disagreeing */
     long injected = 0, dropped = 0;
     for (int i = 0; i < r.npoints; i++) {
-        counts[0] += !point_passed(&r.pts[i]);
+        counts[0] += !sweep_point_passed(&r.pts[i]);
         counts[1] += r.pts[i].wrong_total == 0 && !r.pts[i].modules_agree;
         injected += r.pts[i].injected;
         dropped += r.pts[i].dropped;
@@ -117,10 +122,12 @@ int cmd_exchange(struct run_ctx *ctx)
     long failed = counts[0];
     bool verified = failed == 0;
     int exit_code = verified ? SB_OK : SB_EVERIFY;
-    if (rc == SB_OK && !inject_seen(&p.inject, injected, dropped, failed)) exit_code = SB_EUSAGE;
+    if (rc == SB_OK && !sweep_inject_seen(&p.inject, injected, dropped, failed))
+        exit_code = SB_EUSAGE;
     if (rc == SB_OK) {
-        results_print_pass_fail(&r);
-        if (ctx->out_dir && ctx->rank == 0) rc = results_write(ctx, &p, &r, verified, exit_code);
+        sweep_results_print_pass_fail(&r);
+        if (ctx->out_dir && ctx->rank == 0)
+            rc = sweep_results_write(ctx, &p, &r, verified, exit_code);
     }
     if (rc == SB_OK && !p.verify)
         log_info("\nverification: off (exchange.verify = 0): timings of %d points, %ld exchanges "
@@ -144,8 +151,7 @@ int cmd_exchange(struct run_ctx *ctx)
             log_info("results: %s/summary.json, %s/exchange.csv%s", ctx->out_dir, ctx->out_dir,
                      p.slot_hashes ? ", slot-hashes.csv" : "");
     }
-    report_text_commit(&r.hashes, NULL, NULL); /* frees it if the run stopped early */
-    free(r.pts);
-    plan_free(&p);
+    sweep_results_free(&r);
+    sweep_plan_free(&p);
     return rc == SB_OK ? exit_code : rc;
 }

@@ -102,12 +102,21 @@ done
 # reused its first timed repetition, as in 4ae1914, put back in a scratch
 # build, N = 2 and 5 passed.)
 for n in 0 1 2 3 4 5; do
-    expect "exchange $n of each point skipped: caught at every module and baseline, named" 1 \
+    name="exchange $n of each point skipped: caught at every module and baseline, named"
+    expect "$name" 1 \
         'verified: false \(8 points, 8 failed' "verify: [a-z0-9-]+ c=1 2x1x1 k=1 bytes=64 exchange $n \\(payload [0-9]\\)" -- \
         "${MPIRUN[@]}" -np 2 "$SHIFTBOX" exchange -s exchange.module=all \
         -s exchange.baseline=all -s exchange.payload=uniform -s exchange.k=1 \
         -s exchange.bytes=64 -s exchange.warmup=1 -s exchange.repetitions=3 \
         -s exchange.interleave=2 -s exchange.batch=2 -s exchange.inject_drop=$n
+    # each point's first wrong exchange is the skipped one: no line names another
+    log="$TEST_TMP/$(echo "$name" | tr -c 'A-Za-z0-9._-' '_').log"
+    others=$(grep -E 'verify: .* exchange [0-9]+ \(payload' "$log" | grep -vc "exchange $n (payload")
+    if [[ $others -eq 0 ]]; then
+        pass "... every verify line of skip $n names exchange $n"
+    else
+        fail "... $others verify lines of skip $n name another exchange" "$log"
+    fi
 done
 expect "inject_drop past a point's exchanges: exit 2 naming the key and the range" 2 \
     'exchange.inject_drop = 6, but each point makes 6 verified exchanges.*2 turns.*0\.\.5' -- \

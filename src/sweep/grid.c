@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* The model's case at a point (module unset). */
-static struct model_case point_case(const struct plan *p, const struct topology *t, int k,
+static struct model_case point_case(const struct sweep_plan *p, const struct topology *t, int k,
                                     long long bytes, bool varied)
 {
     /* varied sizes run from 0 to 2 bytes, one box in four empty: 3/4 of bytes on average */
@@ -31,7 +31,7 @@ static struct model_case point_case(const struct plan *p, const struct topology 
 }
 
 /* The model's prediction for module `name` at a point. */
-static double predict(const struct plan *p, const struct topology *t, const char *name, int k,
+static double predict(const struct sweep_plan *p, const struct topology *t, const char *name, int k,
                       long long bytes, bool varied)
 {
     struct model_case c = point_case(p, t, k, bytes, varied);
@@ -42,7 +42,7 @@ static double predict(const struct plan *p, const struct topology *t, const char
 
 /* exchange.module = auto: the module with the smallest prediction, Team
  * Shift only by model.auto_margin (model_choose). */
-static const exchange_ops *choose(const struct plan *p, const struct topology *t, int k,
+static const exchange_ops *choose(const struct sweep_plan *p, const struct topology *t, int k,
                                   long long bytes, bool varied)
 {
     struct model_case c = point_case(p, t, k, bytes, varied);
@@ -71,7 +71,7 @@ static int registry_index(const exchange_ops *ops)
 
 /* The grid's exchange of module ops at k = p->k[ik] and payload kind ip,
  * set up on first use (collective: every rank asks in the same order). */
-static int grid_exchange(struct sweep_grid *g, const struct plan *p, int ik, int ip,
+static int grid_exchange(struct sweep_grid *g, const struct sweep_plan *p, int ik, int ip,
                          const exchange_ops *ops, int *index, struct sb_msg *m)
 {
     *index = (ik * p->nkinds + ip) * g->nregistry + registry_index(ops);
@@ -87,7 +87,8 @@ static int grid_exchange(struct sweep_grid *g, const struct plan *p, int ik, int
 
 /* Lists the grid's points: k, then payload kind, then size, then module,
  * so that a point's modules sit together; sets up the exchanges they use. */
-int sweep_grid_init(struct sweep_grid *g, const struct plan *p, struct results *r, struct sb_msg *m)
+int sweep_grid_init(struct sweep_grid *g, const struct sweep_plan *p, struct sweep_results *r,
+                    struct sb_msg *m)
 {
     const struct topology *t = &g->topo;
     g->nregistry = 0;
@@ -108,7 +109,7 @@ int sweep_grid_init(struct sweep_grid *g, const struct plan *p, struct results *
                     if (automatic) ops = choose(p, t, (int)p->k[ik], p->bytes[ib], p->kinds[ip]);
                     int ix;
                     CHECK(grid_exchange(g, p, ik, ip, ops, &ix, m));
-                    struct point *pt = results_add_point(r);
+                    struct sweep_point *pt = sweep_results_add_point(r);
                     pt->module = ops->name;
                     pt->automatic = automatic;
                     pt->team_size = t->team_size;
@@ -124,7 +125,7 @@ int sweep_grid_init(struct sweep_grid *g, const struct plan *p, struct results *
                 }
     g->pts = &r->pts[first];
     g->npoints = r->npoints - first;
-    size_t most = 2 * (size_t)plan_largest_bytes(p);
+    size_t most = 2 * (size_t)sweep_plan_largest_bytes(p);
     g->own = sb_malloc(most, "the own payload");
     return SB_OK;
 }
@@ -152,7 +153,8 @@ void sweep_grid_free(struct sweep_grid *g)
 /* Names the exchange by its place among the point's verified exchanges,
  * as exchange.inject_drop counts them (pt->runs counts this one already),
  * and by the repetition whose payload it carried. */
-static void report_wrong(const struct point *pt, long rep, const struct verify_fault *f, long wrong)
+static void report_wrong(const struct sweep_point *pt, long rep, const struct verify_fault *f,
+                         long wrong)
 {
     char where[192];
     snprintf(where, sizeof where, "%s c=%d %dx%dx%d k=%d bytes=%lld%s exchange %ld (payload %ld)",
@@ -171,7 +173,7 @@ static void report_wrong(const struct point *pt, long rep, const struct verify_f
 }
 
 /* After a point's last exchange: the hash of every slot, and their bytes. */
-static void record_last(struct point *pt)
+static void record_last(struct sweep_point *pt)
 {
     const struct slots *s = pt->slots;
     pt->slot_bytes = 0;
@@ -186,8 +188,8 @@ static void record_last(struct point *pt)
 /* Exchange `rep` of point pt: fill the payload, barrier, time the exchange
  * (exchange.batch of them back to back when timed), verify every byte of
  * the last one on the ranks that hold slots. */
-static int run_one(struct run_ctx *ctx, const struct plan *p, struct sweep_grid *g,
-                   struct point *pt, long rep, bool timed)
+static int run_one(struct run_ctx *ctx, const struct sweep_plan *p, struct sweep_grid *g,
+                   struct sweep_point *pt, long rep, bool timed)
 {
     const struct topology *t = &g->topo;
     struct pattern pat = {.seed = p->seed, .bytes = (size_t)pt->bytes, .varied = pt->varied};
@@ -196,7 +198,7 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct sweep_grid 
     struct payload mine = {g->own, n};
 
     struct exchange *x = pt->x;
-    const bool drop = inject_drops(&p->inject, pt->runs, x->ops); /* test hook */
+    const bool drop = sweep_inject_drops(&p->inject, pt->runs, x->ops); /* test hook */
     pt->runs++;
     const long batch = timed ? p->batch : 1;
     long done = 0;
@@ -225,7 +227,8 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct sweep_grid 
     CHECK(rc);
     if (!x->delivers || !p->verify) return SB_OK;
     bool last = rep == p->warmup + p->repetitions - 1; /* turns' warm-ups have reps past it */
-    bool corrupt = inject_corrupts(&p->inject, t->rank, x->ops) && (!p->inject.into_hashes || last);
+    bool corrupt =
+        sweep_inject_corrupts(&p->inject, t->rank, x->ops) && (!p->inject.into_hashes || last);
     if (corrupt && !p->inject.into_hashes) {
         inject_fault(pt->slots);
         pt->injected++;
@@ -254,16 +257,16 @@ static int run_one(struct run_ctx *ctx, const struct plan *p, struct sweep_grid 
  * raised the medians by 0-10 % and the means by 15-30 %;
  * docs/results/exchange-turn-warmup-ab.txt).  A simulation exchanges step
  * after step, and pingpong's steps each follow an untimed one too. */
-int sweep_grid_run(struct run_ctx *ctx, const struct plan *p, struct sweep_grid *g, long *done,
-                   long total)
+int sweep_grid_run(struct run_ctx *ctx, const struct sweep_plan *p, struct sweep_grid *g,
+                   long *done, long total)
 {
-    long turn = plan_turn_length(p);
+    long turn = sweep_plan_turn_length(p);
     for (int i = 0; i < g->npoints; i++)
         for (long r = 0; r < p->warmup; r++, (*done)++)
             CHECK(run_one(ctx, p, g, &g->pts[i], r, false));
     for (long first = 0; first < p->repetitions; first += turn) {
         for (int i = 0; i < g->npoints; i++) {
-            struct point *pt = &g->pts[i];
+            struct sweep_point *pt = &g->pts[i];
             /* the turn's warm-up: a repetition of its own, past the timed
                ones, so that its bytes differ from the exchange before and
                after it (with the first timed one's, slots it left in place
@@ -282,7 +285,7 @@ int sweep_grid_run(struct run_ctx *ctx, const struct plan *p, struct sweep_grid 
 
 /* Every box's slot hashes to rank 0, in box order, for the digest and the
  * slot-hashes file. */
-static int gather_hashes(const struct topology *t, struct results *r, struct point *pt)
+static int gather_hashes(const struct topology *t, struct sweep_results *r, struct sweep_point *pt)
 {
     /* One gather of a fixed size over the team leaders (rank = box; world
      * rank 0 leads box 0): a flag, then the slot hashes.  No hashes (the
@@ -323,8 +326,8 @@ static int gather_hashes(const struct topology *t, struct results *r, struct poi
 
 /* The times of the ranks that hold slots to rank 0 for the statistics;
  * counters summed over the ranks that worked. */
-static int finish_point(const struct plan *p, const struct topology *t, struct results *r,
-                        struct point *pt)
+static int finish_point(const struct sweep_plan *p, const struct topology *t,
+                        struct sweep_results *r, struct sweep_point *pt)
 {
     /* One gather of a fixed size from every rank: how many times it took,
      * then the times (ranks without slots send none) */
@@ -375,10 +378,10 @@ static int finish_point(const struct plan *p, const struct topology *t, struct r
 /* Rank 0: the modules of one grid, k, kind and size must hash alike.  A
  * digest shared by more than half of them stands, and the modules that
  * differ from it fail; without such a majority all of them fail. */
-static void compare_modules(struct point *pts, int npoints, int nmodules)
+static void compare_modules(struct sweep_point *pts, int npoints, int nmodules)
 {
     for (int i = 0; i < npoints; i += nmodules) {
-        struct point *group = &pts[i];
+        struct sweep_point *group = &pts[i];
         uint64_t majority = 0;
         bool found = false;
         for (int a = 0; a < nmodules && !found; a++) {
@@ -395,7 +398,7 @@ static void compare_modules(struct point *pts, int npoints, int nmodules)
     }
 }
 
-int sweep_grid_finish(const struct plan *p, struct sweep_grid *g, struct results *r)
+int sweep_grid_finish(const struct sweep_plan *p, struct sweep_grid *g, struct sweep_results *r)
 {
     for (int i = 0; i < g->npoints; i++)
         CHECK(finish_point(p, &g->topo, r, &g->pts[i]));

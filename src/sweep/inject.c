@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-void inject_read(struct injection *in, const struct config *c)
+void sweep_inject_read(struct sweep_injection *in, const struct config *c)
 {
     char name[64];
     int n = 0;
@@ -19,29 +19,30 @@ void inject_read(struct injection *in, const struct config *c)
     in->drop = (long)cfg_int(c, "exchange.inject_drop");
 }
 
-bool inject_hits(const struct injection *in, const exchange_ops *ops)
+/* Whether the injection hits module ops. */
+static bool hits(const struct sweep_injection *in, const exchange_ops *ops)
 {
     for (int i = 0; in->modules[i]; i++)
         if (in->modules[i] == ops) return true;
     return false;
 }
 
-bool inject_corrupts(const struct injection *in, int rank, const exchange_ops *ops)
+bool sweep_inject_corrupts(const struct sweep_injection *in, int rank, const exchange_ops *ops)
 {
-    return rank == in->rank && inject_hits(in, ops);
+    return rank == in->rank && hits(in, ops);
 }
 
 /* Every rank skips the same exchange, so none waits for another. */
-bool inject_drops(const struct injection *in, long runs, const exchange_ops *ops)
+bool sweep_inject_drops(const struct sweep_injection *in, long runs, const exchange_ops *ops)
 {
-    return runs == in->drop && inject_hits(in, ops);
+    return runs == in->drop && hits(in, ops);
 }
 
 /* exchange.inject_drop can be caught only where each exchange's slots
  * differ from those of the one before: uniform payloads of a byte or more
  * (empty slots are right whether or not the exchange ran, and a box's
  * varied payload may be empty at two repetitions in a row). */
-static int check_drop(const struct plan *p, struct sb_msg *m)
+static int check_drop(const struct sweep_plan *p, struct sb_msg *m)
 {
     if (p->inject.drop < 0) return SB_OK;
     bool varied = false, empty = false;
@@ -57,14 +58,15 @@ static int check_drop(const struct plan *p, struct sb_msg *m)
                        empty ? "exchange.bytes holds 0 (empty slots)"
                              : "exchange.payload holds varied (a box's payload may be empty at "
                                "two repetitions in a row)");
-    const long runs = plan_point_runs(p);
+    const long runs = sweep_plan_point_runs(p);
     if (p->inject.drop >= runs)
         return sb_fail(m, SB_EUSAGE,
                        "exchange.inject_drop = %ld, but each point makes %ld verified exchanges "
                        "(exchange.warmup %ld, an untimed one for each of %ld turns of "
                        "exchange.interleave, exchange.repetitions %ld; a timed batch counts "
                        "once); accepted: -1 (off) or 0..%ld",
-                       p->inject.drop, runs, p->warmup, plan_turns(p), p->repetitions, runs - 1);
+                       p->inject.drop, runs, p->warmup, sweep_plan_turns(p), p->repetitions,
+                       runs - 1);
     return SB_OK;
 }
 
@@ -75,7 +77,7 @@ static int check_drop(const struct plan *p, struct sb_msg *m)
  * corrupted alike (their hashes would agree).  auto counts as each module
  * it may choose; whether its choices then hit the injected modules is
  * counted during the run (exit 2 after it when none did). */
-int inject_check(const struct plan *p, int nranks, struct sb_msg *m)
+int sweep_inject_check(const struct sweep_plan *p, int nranks, struct sb_msg *m)
 {
     if (p->inject.rank < 0 && p->inject.drop < 0) return SB_OK;
     if (p->inject.rank >= nranks)
@@ -87,12 +89,12 @@ int inject_check(const struct plan *p, int nranks, struct sb_msg *m)
     const char *key = corrupts ? "exchange.inject_fault" : "exchange.inject_drop";
     const long value = corrupts ? p->inject.rank : p->inject.drop;
     int hit = 0, spared = 0;
-    const bool automatic = plan_lists(p, NULL); /* may choose any module, never a baseline */
+    const bool automatic = sweep_plan_lists(p, NULL); /* may choose any module, never a baseline */
     const exchange_ops *const *lists[] = {exchange_modules, exchange_baselines};
     for (int l = 0; l < 2; l++)
         for (int i = 0; lists[l][i]; i++) {
-            if (!plan_lists(p, lists[l][i]) && !(automatic && l == 0)) continue;
-            if (inject_hits(&p->inject, lists[l][i]))
+            if (!sweep_plan_lists(p, lists[l][i]) && !(automatic && l == 0)) continue;
+            if (hits(&p->inject, lists[l][i]))
                 hit++;
             else
                 spared++;
@@ -109,7 +111,7 @@ int inject_check(const struct plan *p, int nranks, struct sb_msg *m)
        team_deliver = all Team Shift's at every member */
     const exchange_ops *team = exchange_lookup("teamshift");
     bool receives =
-        p->deliver_all && (plan_lists(p, team) || automatic) && inject_hits(&p->inject, team);
+        p->deliver_all && (sweep_plan_lists(p, team) || automatic) && hits(&p->inject, team);
     for (int i = 0; i < p->nteams; i++)
         receives = receives || p->inject.rank % p->teams[i] == 0;
     if (!receives)
@@ -130,9 +132,9 @@ int inject_check(const struct plan *p, int nranks, struct sb_msg *m)
 /* After the run: exit 2 where an injection asked for could not be seen:
  * inject_fault's rank received no slots of the modules it hits, auto chose
  * no module inject_drop hits, or (inject_into = hashes) auto chose an
- * injected module at every point; inject_check refused the cases known
+ * injected module at every point; sweep_inject_check refused the cases known
  * before the run.  The first such case is named.  Every rank counts alike. */
-bool inject_seen(const struct injection *in, long injected, long dropped, long failed)
+bool sweep_inject_seen(const struct sweep_injection *in, long injected, long dropped, long failed)
 {
     if (in->into_hashes && injected > 0 && failed == 0) {
         log_error("exchange.inject_into = hashes: the faults injected went unseen: at every "

@@ -17,7 +17,7 @@ static int phase_count(unsigned phases)
     return !!(phases & PHASE_X) + !!(phases & PHASE_Y) + !!(phases & PHASE_Z);
 }
 
-long long plan_largest_bytes(const struct plan *p)
+long long sweep_plan_largest_bytes(const struct sweep_plan *p)
 {
     long long most = 0;
     for (int i = 0; i < p->nbytes; i++)
@@ -34,7 +34,7 @@ static int ranks_on_node(MPI_Comm comm)
 }
 
 /* exchange.baseline: the hand-written baselines, after the modules. */
-static int read_baselines(struct plan *p, const struct config *c, struct sb_msg *m)
+static int read_baselines(struct sweep_plan *p, const struct config *c, struct sb_msg *m)
 {
     char name[64];
     for (int i = 0; cfg_choice_item(c, "exchange.baseline", i, name, sizeof name); i++) {
@@ -59,7 +59,7 @@ static int read_baselines(struct plan *p, const struct config *c, struct sb_msg 
     return SB_OK;
 }
 
-static int read_modules(struct plan *p, const struct config *c, struct sb_msg *m)
+static int read_modules(struct sweep_plan *p, const struct config *c, struct sb_msg *m)
 {
     char name[64];
     for (int i = 0; cfg_choice_item(c, "exchange.module", i, name, sizeof name); i++) {
@@ -81,30 +81,30 @@ static int read_modules(struct plan *p, const struct config *c, struct sb_msg *m
     return SB_OK;
 }
 
-long plan_turn_length(const struct plan *p)
+long sweep_plan_turn_length(const struct sweep_plan *p)
 {
     return p->interleave > 0 ? p->interleave : p->repetitions;
 }
 
-long plan_turns(const struct plan *p)
+long sweep_plan_turns(const struct sweep_plan *p)
 {
-    const long turn = plan_turn_length(p);
+    const long turn = sweep_plan_turn_length(p);
     return (p->repetitions + turn - 1) / turn;
 }
 
-long plan_point_runs(const struct plan *p)
+long sweep_plan_point_runs(const struct sweep_plan *p)
 {
-    return p->warmup + plan_turns(p) + p->repetitions;
+    return p->warmup + sweep_plan_turns(p) + p->repetitions;
 }
 
-bool plan_lists(const struct plan *p, const exchange_ops *ops)
+bool sweep_plan_lists(const struct sweep_plan *p, const exchange_ops *ops)
 {
     for (int i = 0; i < p->nmodules; i++)
         if (p->modules[i] == ops) return true;
     return false;
 }
 
-static int read_kinds(struct plan *p, const struct config *c, struct sb_msg *m)
+static int read_kinds(struct sweep_plan *p, const struct config *c, struct sb_msg *m)
 {
     char kind[32];
     for (int i = 0; cfg_choice_item(c, "exchange.payload", i, kind, sizeof kind); i++) {
@@ -118,7 +118,7 @@ static int read_kinds(struct plan *p, const struct config *c, struct sb_msg *m)
 }
 
 /* Every c must divide the rank count; "all" means every divisor. */
-static int read_teams(struct plan *p, const struct config *c, int nranks, struct sb_msg *m)
+static int read_teams(struct sweep_plan *p, const struct config *c, int nranks, struct sb_msg *m)
 {
     p->teams = sb_malloc(CONFIG_MAX_LIST * sizeof *p->teams, "the team sizes");
     if (cfg_all(c, "exchange.team_size")) {
@@ -146,12 +146,12 @@ static int read_teams(struct plan *p, const struct config *c, int nranks, struct
 /* Rejects sweeps whose messages overflow MPI's int count, or whose buffers
  * (every point of a grid is set up at once) exceed this rank's share of the
  * node's memory. */
-static int check_sizes(const struct plan *p, int local_ranks, struct sb_msg *m)
+static int check_sizes(const struct sweep_plan *p, int local_ranks, struct sb_msg *m)
 {
     double node_bytes = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
     double share = 0.8 * node_bytes / local_ranks;
     int np = phase_count(p->phases);
-    long long bytes = plan_largest_bytes(p);
+    long long bytes = sweep_plan_largest_bytes(p);
     bool varied = p->kinds[0] || (p->nkinds > 1 && p->kinds[1]);
     double slot = varied ? (double)record_bytes(2 * (size_t)bytes) : (double)bytes;
     bool whole = false;    /* a module that moves all slots in one MPI call */
@@ -183,8 +183,8 @@ static int check_sizes(const struct plan *p, int local_ranks, struct sb_msg *m)
     return SB_OK;
 }
 
-int plan_from_config(struct plan *p, const struct config *c, const struct run_ctx *ctx,
-                     struct sb_msg *m)
+int sweep_plan_from_config(struct sweep_plan *p, const struct config *c, const struct run_ctx *ctx,
+                           struct sb_msg *m)
 {
     memset(p, 0, sizeof *p);
     p->k = sb_malloc(CONFIG_MAX_LIST * sizeof *p->k, "the k list");
@@ -198,7 +198,7 @@ int plan_from_config(struct plan *p, const struct config *c, const struct run_ct
     p->warmup = (long)cfg_int(c, "exchange.warmup");
     p->interleave = (long)cfg_int(c, "exchange.interleave");
     p->batch = (long)cfg_int(c, "exchange.batch");
-    inject_read(&p->inject, c);
+    sweep_inject_read(&p->inject, c);
     p->cut_coef = cfg_real(c, "stats.cut_coef");
     p->statistic = cfg_text(c, "stats.statistic");
     p->seed = (uint64_t)cfg_int(c, "run.seed");
@@ -223,7 +223,7 @@ int plan_from_config(struct plan *p, const struct config *c, const struct run_ct
                        p->inject.rank >= 0   ? "exchange.inject_fault"
                        : p->inject.drop >= 0 ? "exchange.inject_drop"
                                              : "exchange.slot_hashes");
-    CHECK(inject_check(p, ctx->nranks, m));
+    CHECK(sweep_inject_check(p, ctx->nranks, m));
     /* An explicit grid must fit every team size before anything runs. */
     for (int i = 0; i < p->nteams && !p->all_grids; i++) {
         int dims[3];
@@ -232,7 +232,7 @@ int plan_from_config(struct plan *p, const struct config *c, const struct run_ct
     return check_sizes(p, ranks_on_node(ctx->world), m);
 }
 
-void plan_free(struct plan *p)
+void sweep_plan_free(struct sweep_plan *p)
 {
     free(p->k);
     free(p->bytes);

@@ -1,7 +1,8 @@
 /* What a shiftbox exchange run sweeps, read from exchange.*, model.*,
- * stats.* and decomp.dims and checked before anything runs: the modules
- * (and baselines), team sizes, grids, k, payload kinds and sizes, the
- * repetitions and how the points take turns. */
+ * stats.*, decomp.dims and run.seed and checked before anything runs: the
+ * modules (and baselines), team sizes, grids, k, payload kinds and sizes,
+ * the repetitions and how the points take turns.  The test hooks
+ * (exchange.inject_*) are read and checked by inject.c. */
 #ifndef SB_SWEEP_PLAN_H
 #define SB_SWEEP_PLAN_H
 
@@ -11,7 +12,7 @@
 
 #include <stdint.h>
 
-struct plan {
+struct sweep_plan {
     const exchange_ops *modules[SWEEP_MAX_MODULES]; /* NULL: auto, the model's choice per point */
     int nmodules;
     bool have_model; /* model.hockney is set: predictions beside measurements */
@@ -29,30 +30,32 @@ struct plan {
     bool deliver_all;
     long repetitions, warmup, interleave;
     long batch; /* exchanges per timed sample */
-    struct injection inject;
+    struct sweep_injection inject;
     double cut_coef;
     const char *statistic; /* stats.statistic */
     uint64_t seed;
     bool slot_hashes;
-    bool
-        verify; /* exchange.verify: check every byte (0: timings only, e.g. SMPI's shared malloc) */
+    /* exchange.verify: check every byte (0: timings only, e.g. SMPI's shared malloc) */
+    bool verify;
 };
 
-/* Collective over ctx->world where model.hockney is set. */
-int plan_from_config(struct plan *p, const struct config *c, const struct run_ctx *ctx,
-                     struct sb_msg *m);
-void plan_free(struct plan *p);
+/* Collective over ctx->world (the memory check counts the ranks on this
+ * node; model.hockney is read on every rank); SB_EUSAGE with a message
+ * where the keys cannot run together. */
+int sweep_plan_from_config(struct sweep_plan *p, const struct config *c, const struct run_ctx *ctx,
+                           struct sb_msg *m);
+void sweep_plan_free(struct sweep_plan *p);
 
 /* Whether the run lists ops (NULL: auto) in exchange.module or
  * exchange.baseline. */
-bool plan_lists(const struct plan *p, const exchange_ops *ops);
-long long plan_largest_bytes(const struct plan *p);
+bool sweep_plan_lists(const struct sweep_plan *p, const exchange_ops *ops);
+long long sweep_plan_largest_bytes(const struct sweep_plan *p);
 /* The repetitions of a point in one turn (all of them without interleave). */
-long plan_turn_length(const struct plan *p);
+long sweep_plan_turn_length(const struct sweep_plan *p);
 /* The turns of a point: each starts with one untimed exchange. */
-long plan_turns(const struct plan *p);
+long sweep_plan_turns(const struct sweep_plan *p);
 /* The verified exchanges of one point: warm-ups, turns' warm-ups, timed
  * ones (a timed batch counted once). */
-long plan_point_runs(const struct plan *p);
+long sweep_plan_point_runs(const struct sweep_plan *p);
 
 #endif

@@ -6,13 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct point *results_add_point(struct results *r)
+int sweep_results_init(struct sweep_results *r, const struct sweep_plan *p,
+                       const struct run_ctx *ctx)
+{
+    memset(r, 0, sizeof *r);
+    if (!p->slot_hashes || !ctx->out_dir || ctx->rank != 0) return SB_OK;
+    CHECK(report_text_open(&r->hashes));
+    fprintf(r->hashes.f, "module,team_size,dims,k,bytes,payload,box,dx,dy,dz,hash\n");
+    return SB_OK;
+}
+
+void sweep_results_free(struct sweep_results *r)
+{
+    report_text_commit(&r->hashes, NULL, NULL); /* frees it if the run stopped early */
+    free(r->pts);
+    r->pts = NULL;
+    r->npoints = r->cap = 0;
+}
+
+struct sweep_point *sweep_results_add_point(struct sweep_results *r)
 {
     if (r->npoints == r->cap) {
         r->cap = r->cap ? 2 * r->cap : 64;
         r->pts = sb_realloc(r->pts, (size_t)r->cap * sizeof *r->pts, "sweep points");
     }
-    struct point *pt = &r->pts[r->npoints++];
+    struct sweep_point *pt = &r->pts[r->npoints++];
     memset(pt, 0, sizeof *pt);
     pt->modules_agree = true; /* until rank 0 finds otherwise */
     return pt;
@@ -20,7 +38,7 @@ struct point *results_add_point(struct results *r)
 
 /* The point has a prediction: model.hockney is set and its module a model
  * (the baselines have none). */
-static bool has_prediction(const struct plan *p, const struct point *pt)
+static bool has_prediction(const struct sweep_plan *p, const struct sweep_point *pt)
 {
     return p->have_model && pt->predicted > 0;
 }
@@ -28,12 +46,12 @@ static bool has_prediction(const struct plan *p, const struct point *pt)
 /* With a model: the relative error of stats.statistic against the
  * prediction, and whether the prediction lies within one standard deviation
  * of the mean (seed 000 Table 2's columns). */
-static double prediction_error(const struct point *pt)
+static double prediction_error(const struct sweep_point *pt)
 {
     return pt->predicted > 0 ? (pt->statistic - pt->predicted) / pt->predicted : 0.0;
 }
 
-static bool within_one_sd(const struct point *pt)
+static bool within_one_sd(const struct sweep_point *pt)
 {
     return fabs(pt->all.mean - pt->predicted) <= pt->all.stddev;
 }
@@ -47,7 +65,7 @@ static void print_table_header(bool model)
              model ? " |    pred_us   err% 1sd" : "", "verified");
 }
 
-static void print_point(const struct plan *p, const struct point *pt)
+static void print_point(const struct sweep_plan *p, const struct sweep_point *pt)
 {
     bool model = has_prediction(p, pt);
     const struct stats *s = &pt->all, *f = &pt->filtered;
@@ -71,12 +89,12 @@ static void print_point(const struct plan *p, const struct point *pt)
              pt->mean_bytes_sent, ratio, prediction, verdict);
 }
 
-bool point_passed(const struct point *pt)
+bool sweep_point_passed(const struct sweep_point *pt)
 {
     return pt->wrong_total == 0 && pt->modules_agree;
 }
 
-static cJSON *point_json(const struct plan *p, const struct point *pt)
+static cJSON *point_json(const struct sweep_plan *p, const struct sweep_point *pt)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "module", pt->module);
@@ -105,7 +123,7 @@ static cJSON *point_json(const struct plan *p, const struct point *pt)
     cJSON_AddStringToObject(o, "slot_digest", digest);
     cJSON_AddBoolToObject(o, "modules_agree", pt->modules_agree);
     cJSON_AddNumberToObject(o, "wrong_bytes", (double)pt->wrong_total);
-    if (p->verify) cJSON_AddBoolToObject(o, "verified", point_passed(pt));
+    if (p->verify) cJSON_AddBoolToObject(o, "verified", sweep_point_passed(pt));
     if (has_prediction(p, pt)) {
         cJSON_AddNumberToObject(o, "predicted_s", pt->predicted);
         cJSON_AddNumberToObject(o, "prediction_error", prediction_error(pt));
@@ -130,7 +148,7 @@ static void csv_header(FILE *f)
                "statistic_s\n");
 }
 
-static void csv_row(FILE *f, const struct plan *p, int nranks, const struct point *pt)
+static void csv_row(FILE *f, const struct sweep_plan *p, int nranks, const struct sweep_point *pt)
 {
     fprintf(f, "%s,%d,%dx%dx%d,%d,%lld,%s,%s,%d", pt->module, pt->team_size, pt->dims[0],
             pt->dims[1], pt->dims[2], pt->k, pt->bytes, pt->varied ? "varied" : "uniform",
@@ -143,7 +161,7 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
     }
     fprintf(f, ",%.1f,%.1f,%.0f,%.0f,%016llx,%ld,%d,%d", pt->mean_messages, pt->mean_bytes_sent,
             pt->buffer_peak_max, pt->slot_bytes_max, (unsigned long long)pt->digest,
-            pt->wrong_total, p->verify && point_passed(pt), pt->automatic);
+            pt->wrong_total, p->verify && sweep_point_passed(pt), pt->automatic);
     if (has_prediction(p, pt)) /* empty without one, so that every file has the same columns */
         fprintf(f, ",%.9e,%.6e,%d", pt->predicted, prediction_error(pt), within_one_sd(pt));
     else
@@ -151,8 +169,8 @@ static void csv_row(FILE *f, const struct plan *p, int nranks, const struct poin
     fprintf(f, ",%s,%.9e\n", p->statistic, pt->statistic);
 }
 
-int results_write(struct run_ctx *ctx, const struct plan *p, struct results *r, bool verified,
-                  int exit_code)
+int sweep_results_write(struct run_ctx *ctx, const struct sweep_plan *p, struct sweep_results *r,
+                        bool verified, int exit_code)
 {
     cJSON *root = report_summary_begin("exchange", ctx->cfg, ctx->cmd->sections, ctx->nranks,
                                        &ctx->timer, &ctx->placement);
@@ -174,26 +192,26 @@ int results_write(struct run_ctx *ctx, const struct plan *p, struct results *r, 
     return report_text_commit(&r->hashes, ctx->out_dir, "slot-hashes.csv");
 }
 
-void results_print_pass_fail(const struct results *r)
+void sweep_results_print_pass_fail(const struct sweep_results *r)
 {
     log_info("\n%-17s %4s %-10s %7s %7s %7s", "module", "c", "grid", "points", "passed", "failed");
     for (int i = 0; i < r->npoints; i++) {
-        const struct point *a = &r->pts[i];
+        const struct sweep_point *a = &r->pts[i];
         bool seen = false;
         for (int j = 0; j < i && !seen; j++) {
-            const struct point *b = &r->pts[j];
+            const struct sweep_point *b = &r->pts[j];
             seen = b->module == a->module && b->team_size == a->team_size &&
                    !memcmp(b->dims, a->dims, sizeof a->dims);
         }
         if (seen) continue;
         int points = 0, passed = 0;
         for (int j = i; j < r->npoints; j++) {
-            const struct point *b = &r->pts[j];
+            const struct sweep_point *b = &r->pts[j];
             if (b->module != a->module || b->team_size != a->team_size ||
                 memcmp(b->dims, a->dims, sizeof a->dims))
                 continue;
             points++;
-            passed += point_passed(b);
+            passed += sweep_point_passed(b);
         }
         char grid[32];
         snprintf(grid, sizeof grid, "%dx%dx%d", a->dims[0], a->dims[1], a->dims[2]);
@@ -202,7 +220,8 @@ void results_print_pass_fail(const struct results *r)
     }
 }
 
-void results_print_grid(const struct plan *p, const struct point *pts, int npoints)
+void sweep_results_print_grid(const struct sweep_plan *p, const struct sweep_point *pts,
+                              int npoints)
 {
     print_table_header(p->have_model);
     for (int i = 0; i < npoints; i++)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* One sweep point: a module on one grid at one k, payload kind and size. */
-struct point {
+struct sweep_point {
     const char *module;
     bool automatic; /* chosen by the model (exchange.module = auto) */
     int team_size, dims[3], k;
@@ -46,23 +46,30 @@ struct point {
 };
 
 /* Every point of the run. */
-struct results {
-    struct point *pts;
+struct sweep_results {
+    struct sweep_point *pts;
     int npoints, cap;
     struct report_text hashes; /* rank 0: slot-hashes.csv, when exchange.slot_hashes is set */
 };
 
+/* No points yet; on rank 0 of a run with --out and exchange.slot_hashes,
+ * slot-hashes.csv opened with its header (the grids write its rows). */
+int sweep_results_init(struct sweep_results *r, const struct sweep_plan *p,
+                       const struct run_ctx *ctx);
+/* Frees the points, and slot-hashes.csv where it was not written. */
+void sweep_results_free(struct sweep_results *r);
 /* A new point at the end of the list, zeroed. */
-struct point *results_add_point(struct results *r);
+struct sweep_point *sweep_results_add_point(struct sweep_results *r);
 /* Verified byte for byte, and its slots hash as the other modules' do. */
-bool point_passed(const struct point *pt);
+bool sweep_point_passed(const struct sweep_point *pt);
 
 /* Rank 0: one grid's table, a line per point. */
-void results_print_grid(const struct plan *p, const struct point *pts, int npoints);
+void sweep_results_print_grid(const struct sweep_plan *p, const struct sweep_point *pts,
+                              int npoints);
 /* One line per module, team size and grid: how many points passed. */
-void results_print_pass_fail(const struct results *r);
+void sweep_results_print_pass_fail(const struct sweep_results *r);
 /* Rank 0: summary.json, exchange.csv and, when asked for, slot-hashes.csv. */
-int results_write(struct run_ctx *ctx, const struct plan *p, struct results *r, bool verified,
-                  int exit_code);
+int sweep_results_write(struct run_ctx *ctx, const struct sweep_plan *p, struct sweep_results *r,
+                        bool verified, int exit_code);
 
 #endif
