@@ -127,7 +127,7 @@ CUDA_COMPILE_ONLY := 1
 endif
 
 # ---- sources ------------------------------------------------------------------
-SRC := $(wildcard src/*.c) $(wildcard src/sweep/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard src/stencil/*.c) $(wildcard src/smp/*.c) \
+SRC := $(wildcard src/*.c) $(wildcard src/sweep/*.c) $(wildcard src/pingpong/*.c) $(wildcard src/md/*.c) $(wildcard src/checkpoint/*.c) $(wildcard src/stencil/*.c) $(wildcard src/smp/*.c) \
        $(wildcard comm/*.c) \
        $(filter-out %_none.c,$(wildcard gpu/*.c))
 # CUDA sources; each gpu/NAME_cuda.cu has a gpu/NAME_none.c twin linked instead

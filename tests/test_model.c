@@ -6,7 +6,7 @@
 #include "../comm/exchange.h"
 #include "../src/hockney.h"
 #include "../src/model.h"
-#include "../src/pingpong.h"
+#include "../src/pingpong/npp_hist.h"
 #include "ring_sim.h"
 
 #include <math.h>

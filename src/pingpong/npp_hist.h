@@ -1,8 +1,9 @@
-/* Helpers of shiftbox pingpong (seed 002 sec. 3), pure for the tests. */
-#ifndef SB_PINGPONG_H
-#define SB_PINGPONG_H
+/* Helpers of shiftbox pingpong (seed 002 sec. 3), pure for the tests: npp
+ * and the one-way times' histogram. */
+#ifndef SB_PINGPONG_NPP_HIST_H
+#define SB_PINGPONG_NPP_HIST_H
 
-#include "stats.h"
+#include "../stats.h"
 
 #include <stddef.h>
 

@@ -1,6 +1,5 @@
-#include "pingpong.h"
-#include "error.h"
-#include "stats.h"
+#include "npp_hist.h"
+#include "../error.h"
 
 #include <math.h>
 #include <stdlib.h>
