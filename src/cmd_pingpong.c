@@ -5,14 +5,19 @@
  * The timer's resolution and overhead are measured first (the driver does,
  * on every rank).  For each size: untimed ping-pongs, then npp estimated
  * from the median of a few short loops so that a timed loop spans res_npp
- * timer resolutions (seed 002) and lasts pingpong.loop_seconds.  Then timed loops, each after a
- * barrier of the pair and a hand-shake (the source waits for a byte from the destination), between
- * two reads of MPI_Wtime, minus the timer overhead, of one of the patterns the exchange modules are
- * made of: one-way  npp ping-pongs with pingpong.mode's send, halved: c(m); send     the same with
- * MPI_Send (when the mode is ssend): collectives; duplex   npp times a message each way at once
- * (MPI_Irecv, MPI_Isend, MPI_Waitall on both ranks), each step sending on what the one before
- * received: x(m); start    one such step alone, as an exchange starts: each rank writes its payload
- * anew, a barrier (no hand-shake), the step, timed on its own as shiftbox exchange times one
+ * timer resolutions (seed 002) and lasts pingpong.loop_seconds.  Then
+ * timed loops, each after a barrier of the pair and a hand-shake (the
+ * source waits for a byte from the destination),
+ * between two reads of MPI_Wtime, minus the timer overhead, of one of the
+ * patterns the exchange modules are made of:
+ *   one-way  npp ping-pongs with pingpong.mode's send, halved: c(m);
+ *   send     the same with MPI_Send (when the mode is ssend): collectives;
+ *   duplex   npp times a message each way at once (MPI_Irecv, MPI_Isend,
+ *            MPI_Waitall on both ranks), each step sending on what the
+ *            one before received: x(m);
+ *   start    one such step alone, as an exchange starts: each rank
+ *            writes its payload anew, a barrier (no hand-shake), the
+ *            step, timed on its own as shiftbox exchange times one
  *            exchange (not a loop spanning res_npp resolutions), after an
  *            untimed one; both ranks' times: x0(m), what direct's exchange
  *            is;
@@ -53,8 +58,6 @@
 #include "pingpong/plan.h"
 #include "pingpong/results.h"
 
-#include <stdlib.h>
-
 int cmd_pingpong(struct run_ctx *ctx)
 {
     struct ping_plan p;
@@ -66,16 +69,16 @@ int cmd_pingpong(struct run_ctx *ctx)
         return rc;
     }
     struct ping_size *sizes;
-    struct copy_size *copy;
+    struct ping_copy_size *copy;
     ping_sizes_new(&p, &sizes, &copy);
-    struct ping_pair pr;
-    bool in_pair;
-    CHECK(ping_pair_open(&pr, &p, ctx, &in_pair));
     log_info("\npingpong: ranks %d and %d, %s, %d sizes, %s of each size for the models; "
              "patterns: one-way, %sduplex, start, round, burst of %ld, copy%s",
              p.source, p.dest, p.ssend ? "MPI_Ssend" : "MPI_Send", p.nbytes, p.statistic,
              p.ssend ? "MPI_Send, " : "", p.burst,
              p.background && ctx->nranks >= 4 ? "; other ranks sending 1 MiB in pairs" : "");
+    struct ping_pair pr;
+    bool in_pair;
+    CHECK(ping_pair_open(&pr, &p, ctx, &in_pair));
     if (in_pair) {
         rc = ping_measure(&p, &pr, &ctx->timer, sizes, copy);
         if (rc == SB_OK && pr.me == 0 && p.background)

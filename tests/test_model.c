@@ -147,7 +147,7 @@ static void test_seed002_helpers(void **state)
     assert_true(mean_of_lowest(x, 10, 0.2) == 1.5);  /* the 2 smallest */
     assert_true(mean_of_lowest(x, 10, 0.01) == 1.0); /* at least one */
     long counts[4], above;
-    histogram(x, 10, 1.0, 9.0, 4, counts, &above); /* bins of 2 over [1, 9) */
+    pingpong_histogram(x, 10, 1.0, 9.0, 4, counts, &above); /* bins of 2 over [1, 9) */
     assert_int_equal(counts[0], 2);                /* 1, 2 */
     assert_int_equal(counts[1], 2);                /* 3, 4 */
     assert_int_equal(counts[3], 2);                /* 7, 8 */

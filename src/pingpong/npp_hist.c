@@ -12,7 +12,8 @@ long pingpong_npp(double res_npp, double res_timing, double median_ppt)
     return lround(npp > 1.0 ? npp : 1.0);
 }
 
-void histogram(const double *x, size_t n, double lo, double hi, int bins, long *counts, long *above)
+void pingpong_histogram(const double *x, size_t n, double lo, double hi, int bins, long *counts,
+                        long *above)
 {
     memset(counts, 0, (size_t)bins * sizeof *counts);
     *above = 0;

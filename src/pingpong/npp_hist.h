@@ -13,7 +13,7 @@ long pingpong_npp(double res_npp, double res_timing, double median_ppt);
 
 /* Counts x[0..n) into `bins` equal bins over [lo, hi); values at or above
  * hi go to *above, below lo to the first bin. */
-void histogram(const double *x, size_t n, double lo, double hi, int bins, long *counts,
-               long *above);
+void pingpong_histogram(const double *x, size_t n, double lo, double hi, int bins, long *counts,
+                        long *above);
 
 #endif

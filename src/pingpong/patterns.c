@@ -66,9 +66,9 @@ static int start_together(struct ping_pair *pr)
     char hand = 0;
     CHECK_MPI(MPI_Barrier(pr->comm));
     if (pr->me == 0)
-        CHECK_MPI(MPI_Recv(&hand, 1, MPI_CHAR, 1, TAG_HAND, pr->comm, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(&hand, 1, MPI_CHAR, 1, PING_TAG_HAND, pr->comm, MPI_STATUS_IGNORE));
     else
-        CHECK_MPI(MPI_Send(&hand, 1, MPI_CHAR, 0, TAG_HAND, pr->comm));
+        CHECK_MPI(MPI_Send(&hand, 1, MPI_CHAR, 0, PING_TAG_HAND, pr->comm));
     return SB_OK;
 }
 
@@ -82,16 +82,18 @@ static int round_trips(bool ssend, struct ping_pair *pr, int n, long npp, bool t
     double t1 = MPI_Wtime();
     for (long i = 0; i < npp; i++) {
         if (pr->me == 0) {
-            CHECK(send_to(ssend, pr->a, n, other, TAG_PING, pr->comm));
-            CHECK_MPI(MPI_Recv(pr->a, n, MPI_BYTE, other, TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
+            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PING, pr->comm));
+            CHECK_MPI(
+                MPI_Recv(pr->a, n, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
         } else {
-            CHECK_MPI(MPI_Recv(pr->a, n, MPI_BYTE, other, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-            CHECK(send_to(ssend, pr->a, n, other, TAG_PONG, pr->comm));
+            CHECK_MPI(
+                MPI_Recv(pr->a, n, MPI_BYTE, other, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PONG, pr->comm));
         }
     }
     *t = MPI_Wtime() - t1;
     if (timed && pr->me == 0) /* the source's bytes came back */
-        check_arrival(pr, P_ONEWAY, pr->a, n, 0);
+        check_arrival(pr, PING_ONEWAY, pr->a, n, 0);
     return SB_OK;
 }
 
@@ -115,17 +117,17 @@ static int exchanges(struct ping_pair *pr, int n, long reps, int count, double *
     double t1 = MPI_Wtime();
     for (long r = 0; r < reps; r++) {
         for (int i = 0; i < count; i++)
-            CHECK_MPI(MPI_Irecv(*recv + (size_t)i * (size_t)n, n, MPI_BYTE, other, TAG_BURST + i,
-                                pr->comm, &req[i]));
+            CHECK_MPI(MPI_Irecv(*recv + (size_t)i * (size_t)n, n, MPI_BYTE, other,
+                                PING_TAG_BURST + i, pr->comm, &req[i]));
         for (int i = 0; i < count; i++)
-            CHECK_MPI(MPI_Isend(*send + (size_t)i * (size_t)n, n, MPI_BYTE, other, TAG_BURST + i,
-                                pr->comm, &req[count + i]));
+            CHECK_MPI(MPI_Isend(*send + (size_t)i * (size_t)n, n, MPI_BYTE, other,
+                                PING_TAG_BURST + i, pr->comm, &req[count + i]));
         CHECK_MPI(MPI_Waitall(2 * count, req, MPI_STATUSES_IGNORE));
         swap_buffers(send, recv);
     }
     *t = MPI_Wtime() - t1;
     /* each step sends back what came: after an odd number the partner's bytes */
-    if (count == 1) check_arrival(pr, P_DUPLEX, pr->a, n, reps % 2 ? other : pr->me);
+    if (count == 1) check_arrival(pr, PING_DUPLEX, pr->a, n, reps % 2 ? other : pr->me);
     return SB_OK;
 }
 
@@ -146,17 +148,19 @@ static int step_alone(bool ssend, struct ping_pair *pr, enum ping_pattern pt, in
         fill_pattern(pr->a, n, pr->me);
         CHECK_MPI(MPI_Barrier(pr->comm));
         double t1 = MPI_Wtime();
-        if (pt == P_START) {
+        if (pt == PING_START) {
             MPI_Request req[2];
-            CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[0]));
-            CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, TAG_BURST, pr->comm, &req[1]));
+            CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, PING_TAG_BURST, pr->comm, &req[0]));
+            CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, PING_TAG_BURST, pr->comm, &req[1]));
             CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
         } else if (pr->me == 0) {
-            CHECK(send_to(ssend, pr->a, n, other, TAG_PING, pr->comm));
-            CHECK_MPI(MPI_Recv(pr->b, n, MPI_BYTE, other, TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
+            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PING, pr->comm));
+            CHECK_MPI(
+                MPI_Recv(pr->b, n, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
         } else {
-            CHECK_MPI(MPI_Recv(pr->b, n, MPI_BYTE, other, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-            CHECK(send_to(ssend, pr->a, n, other, TAG_PONG, pr->comm));
+            CHECK_MPI(
+                MPI_Recv(pr->b, n, MPI_BYTE, other, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PONG, pr->comm));
         }
         *t = MPI_Wtime() - t1;
     }
@@ -177,15 +181,18 @@ static int fans(struct ping_pair *pr, int n, long reps, int count, double *t)
         for (int i = 0; i < count; i++) {
             unsigned char *buf = (pr->me == 0 ? pr->burst_a : pr->burst_b) + (size_t)i * (size_t)n;
             if (pr->me == 0)
-                CHECK_MPI(MPI_Isend(buf, n, MPI_BYTE, other, TAG_BURST + i, pr->comm, &req[i]));
+                CHECK_MPI(
+                    MPI_Isend(buf, n, MPI_BYTE, other, PING_TAG_BURST + i, pr->comm, &req[i]));
             else
-                CHECK_MPI(MPI_Irecv(buf, n, MPI_BYTE, other, TAG_BURST + i, pr->comm, &req[i]));
+                CHECK_MPI(
+                    MPI_Irecv(buf, n, MPI_BYTE, other, PING_TAG_BURST + i, pr->comm, &req[i]));
         }
         CHECK_MPI(MPI_Waitall(count, req, MPI_STATUSES_IGNORE));
         if (pr->me == 0)
-            CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, other, TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
+            CHECK_MPI(
+                MPI_Recv(NULL, 0, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
         else
-            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, other, TAG_PONG, pr->comm));
+            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, other, PING_TAG_PONG, pr->comm));
     }
     *t = MPI_Wtime() - t1;
     return SB_OK;
@@ -243,28 +250,28 @@ static int timed_loop(const struct ping_plan *p, struct ping_pair *pr, double ov
     int n = (int)z->bytes;
     double t = 0.0, per = 1.0;
     switch (pt) {
-    case P_ONEWAY:
-    case P_SEND:
-        CHECK(round_trips(pt == P_ONEWAY && p->ssend, pr, n, z->npp, true, &t));
+    case PING_ONEWAY:
+    case PING_SEND:
+        CHECK(round_trips(pt == PING_ONEWAY && p->ssend, pr, n, z->npp, true, &t));
         per = 2.0 * (double)z->npp;
         break;
-    case P_DUPLEX:
+    case PING_DUPLEX:
         CHECK(exchanges(pr, n, z->npp, 1, &t));
         per = (double)z->npp;
         break;
-    case P_START:
-    case P_ROUND:
+    case PING_START:
+    case PING_ROUND:
         CHECK(step_alone(p->ssend, pr, pt, n, &t));
         break;
-    case P_BURST: {
+    case PING_BURST: {
         long reps = (z->npp + p->burst - 1) / p->burst;
         CHECK(exchanges(pr, n, reps, (int)p->burst, &t));
         per = (double)reps;
         break;
     }
-    case P_FAN1:
-    case P_FAN: {
-        int count = pt == P_FAN ? (int)p->burst : 1;
+    case PING_FAN1:
+    case PING_FAN: {
+        int count = pt == PING_FAN ? (int)p->burst : 1;
         long reps = (z->npp + count - 1) / count;
         CHECK(fans(pr, n, reps, count, &t));
         per = (double)reps;
@@ -279,7 +286,7 @@ static int timed_loop(const struct ping_plan *p, struct ping_pair *pr, double ov
 }
 
 /* Both ranks copy at once (as they do in an exchange); the source's time. */
-static int timed_copies(struct ping_pair *pr, double overhead, struct copy_size *z)
+static int timed_copies(struct ping_pair *pr, double overhead, struct ping_copy_size *z)
 {
     CHECK(start_together(pr));
     double t = copies(pr, z->bytes, z->reps);
@@ -292,17 +299,17 @@ static int timed_copies(struct ping_pair *pr, double overhead, struct copy_size 
 static int merge_both(const struct ping_plan *p, struct ping_pair *pr, struct ping_size *sizes)
 {
     for (int s = 0; s < p->nbytes; s++)
-        for (int pt = 0; pt < NPATTERNS; pt++) {
+        for (int pt = 0; pt < PING_NPATTERNS; pt++) {
             if (!ping_both_ranks(pt)) continue;
             struct ping_series *x = &sizes[s].s[pt];
             if (pr->me == 1) {
-                CHECK_MPI(MPI_Send(&x->n, 1, MPI_LONG, 0, TAG_PING, pr->comm));
-                CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, TAG_PONG, pr->comm));
+                CHECK_MPI(MPI_Send(&x->n, 1, MPI_LONG, 0, PING_TAG_PING, pr->comm));
+                CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, PING_TAG_PONG, pr->comm));
                 continue;
             }
             long n;
-            CHECK_MPI(MPI_Recv(&n, 1, MPI_LONG, 1, TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-            CHECK_MPI(MPI_Recv(x->times + x->n, (int)n, MPI_DOUBLE, 1, TAG_PONG, pr->comm,
+            CHECK_MPI(MPI_Recv(&n, 1, MPI_LONG, 1, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Recv(x->times + x->n, (int)n, MPI_DOUBLE, 1, PING_TAG_PONG, pr->comm,
                                MPI_STATUS_IGNORE));
             x->n += n;
         }
@@ -311,7 +318,7 @@ static int merge_both(const struct ping_plan *p, struct ping_pair *pr, struct pi
 
 int ping_measure(const struct ping_plan *p, struct ping_pair *pr,
                  const struct timer_calibration *tc, struct ping_size *sizes,
-                 struct copy_size *copy)
+                 struct ping_copy_size *copy)
 {
     for (int s = 0; s < p->nbytes; s++) {
         double unused;
@@ -326,7 +333,7 @@ int ping_measure(const struct ping_plan *p, struct ping_pair *pr,
         CHECK_MPI(MPI_Bcast(&go, 1, MPI_INT, 0, pr->comm)); /* the source decides */
         if (!go) break;
         for (int s = 0; s < p->nbytes; s++) {
-            for (int pt = 0; pt < NPATTERNS; pt++)
+            for (int pt = 0; pt < PING_NPATTERNS; pt++)
                 if (ping_timed_pattern(p, pt))
                     CHECK(timed_loop(p, pr, tc->overhead, &sizes[s], pt));
         }
@@ -362,7 +369,7 @@ int ping_background(const struct ping_plan *p, int rank, int nranks, MPI_Comm wo
             others[n++] = r;
         }
     if (me == n - 1 && n % 2 == 1) { /* no partner: just wait for the word */
-        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, p->source, TAG_STOP, world, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, p->source, PING_TAG_STOP, world, MPI_STATUS_IGNORE));
         return SB_OK;
     }
     int partner = others[me ^ 1];
@@ -373,21 +380,21 @@ int ping_background(const struct ping_plan *p, int rank, int nranks, MPI_Comm wo
     while (!stop) {
         if (lower && !told) {
             int flag;
-            CHECK_MPI(MPI_Iprobe(p->source, TAG_STOP, world, &flag, MPI_STATUS_IGNORE));
+            CHECK_MPI(MPI_Iprobe(p->source, PING_TAG_STOP, world, &flag, MPI_STATUS_IGNORE));
             if (flag) {
-                CHECK_MPI(
-                    MPI_Recv(NULL, 0, MPI_BYTE, p->source, TAG_STOP, world, MPI_STATUS_IGNORE));
+                CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, p->source, PING_TAG_STOP, world,
+                                   MPI_STATUS_IGNORE));
                 told = true;
             }
             out[0] = told;
         }
-        CHECK_MPI(MPI_Sendrecv(out, BACKGROUND_BYTES, MPI_BYTE, partner, TAG_NOISE, in,
-                               BACKGROUND_BYTES, MPI_BYTE, partner, TAG_NOISE, world,
+        CHECK_MPI(MPI_Sendrecv(out, BACKGROUND_BYTES, MPI_BYTE, partner, PING_TAG_NOISE, in,
+                               BACKGROUND_BYTES, MPI_BYTE, partner, PING_TAG_NOISE, world,
                                MPI_STATUS_IGNORE));
         stop = lower ? told : in[0];
     }
     if (!lower)
-        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, p->source, TAG_STOP, world, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, p->source, PING_TAG_STOP, world, MPI_STATUS_IGNORE));
     free(out);
     free(in);
     return SB_OK;
@@ -397,7 +404,7 @@ int ping_stop_background(const struct ping_plan *p, int nranks, MPI_Comm world)
 {
     for (int r = 0; r < nranks; r++)
         if (r != p->source && r != p->dest)
-            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, world));
+            CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, r, PING_TAG_STOP, world));
     return SB_OK;
 }
 

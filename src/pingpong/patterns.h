@@ -32,7 +32,7 @@ void ping_pair_close(struct ping_pair *pr);
  * source. */
 int ping_measure(const struct ping_plan *p, struct ping_pair *pr,
                  const struct timer_calibration *tc, struct ping_size *sizes,
-                 struct copy_size *copy);
+                 struct ping_copy_size *copy);
 /* The other ranks, in pairs, exchange large messages until the source says
  * stop (ping_stop_background). */
 int ping_background(const struct ping_plan *p, int rank, int nranks, MPI_Comm world);

@@ -8,8 +8,8 @@
 #define MAX_BURST_BUFFERS (1L << 30)
 #define MAX_COPY_BYTES    (256LL << 20)
 
-const char *const ping_pattern_name[NPATTERNS] = {"one_way", "send",  "duplex", "start",
-                                                  "round",   "burst", "fan1",   "fan"};
+const char *const ping_pattern_name[PING_NPATTERNS] = {"one_way", "send",  "duplex", "start",
+                                                       "round",   "burst", "fan1",   "fan"};
 
 int ping_plan_read(struct ping_plan *p, const struct config *c, int nranks, struct sb_msg *m)
 {
@@ -41,7 +41,7 @@ int ping_plan_read(struct ping_plan *p, const struct config *c, int nranks, stru
     p->bins = (int)cfg_int(c, "pingpong.histogram_bins");
     const char *inject = cfg_text(c, "pingpong.inject_fault");
     p->inject = -1;
-    for (int pt = 0; pt < NPATTERNS; pt++)
+    for (int pt = 0; pt < PING_NPATTERNS; pt++)
         if (!strcmp(inject, ping_pattern_name[pt])) p->inject = pt;
     p->cut_coef = cfg_real(c, "stats.cut_coef");
     if (nranks < 2)
@@ -91,15 +91,16 @@ void ping_plan_free(struct ping_plan *p)
 
 bool ping_timed_pattern(const struct ping_plan *p, enum ping_pattern pt)
 {
-    return pt != P_SEND || p->ssend;
+    return pt != PING_SEND || p->ssend;
 }
 
-void ping_sizes_new(const struct ping_plan *p, struct ping_size **sizes, struct copy_size **copy)
+void ping_sizes_new(const struct ping_plan *p, struct ping_size **sizes,
+                    struct ping_copy_size **copy)
 {
     *sizes = sb_calloc((size_t)p->nbytes, sizeof **sizes, "sizes");
     for (int s = 0; s < p->nbytes; s++) {
         (*sizes)[s].bytes = p->bytes[s];
-        for (int pt = 0; pt < NPATTERNS; pt++)
+        for (int pt = 0; pt < PING_NPATTERNS; pt++)
             (*sizes)[s].s[pt].times = sb_malloc(
                 (size_t)p->trials * (ping_both_ranks(pt) ? 2 : 1) * sizeof(double), "timings");
     }
@@ -110,10 +111,11 @@ void ping_sizes_new(const struct ping_plan *p, struct ping_size **sizes, struct 
     }
 }
 
-void ping_sizes_free(const struct ping_plan *p, struct ping_size *sizes, struct copy_size *copy)
+void ping_sizes_free(const struct ping_plan *p, struct ping_size *sizes,
+                     struct ping_copy_size *copy)
 {
     for (int s = 0; s < p->nbytes; s++) {
-        for (int pt = 0; pt < NPATTERNS; pt++)
+        for (int pt = 0; pt < PING_NPATTERNS; pt++)
             free(sizes[s].s[pt].times);
         free(sizes[s].counts);
     }

@@ -12,27 +12,34 @@
 #include <stdbool.h>
 
 /* Message tags of the pair, and of the others' background traffic. */
-enum { TAG_PING = 1, TAG_PONG, TAG_HAND, TAG_STOP, TAG_NOISE, TAG_BURST };
+enum {
+    PING_TAG_PING = 1,
+    PING_TAG_PONG,
+    PING_TAG_HAND,
+    PING_TAG_STOP,
+    PING_TAG_NOISE,
+    PING_TAG_BURST
+};
 
 /* The message patterns timed at every size. */
 enum ping_pattern {
-    P_ONEWAY,
-    P_SEND,
-    P_DUPLEX,
-    P_START,
-    P_ROUND,
-    P_BURST,
-    P_FAN1,
-    P_FAN,
-    NPATTERNS
+    PING_ONEWAY,
+    PING_SEND,
+    PING_DUPLEX,
+    PING_START,
+    PING_ROUND,
+    PING_BURST,
+    PING_FAN1,
+    PING_FAN,
+    PING_NPATTERNS
 };
-extern const char *const ping_pattern_name[NPATTERNS];
+extern const char *const ping_pattern_name[PING_NPATTERNS];
 
 /* The patterns timed on both ranks as an exchange is (the others on the
  * source). */
 static inline bool ping_both_ranks(enum ping_pattern pt)
 {
-    return pt == P_START || pt == P_ROUND;
+    return pt == PING_START || pt == PING_ROUND;
 }
 
 struct ping_plan {
@@ -59,12 +66,12 @@ struct ping_series {
 struct ping_size {
     long long bytes;
     long npp; /* ping-pongs per timed loop */
-    struct ping_series s[NPATTERNS];
+    struct ping_series s[PING_NPATTERNS];
     long *counts, above; /* the one-way histogram */
     double hist_lo, hist_hi;
 };
 
-struct copy_size {
+struct ping_copy_size {
     long long bytes;
     long reps; /* copies per timed loop */
     struct ping_series s;
@@ -75,7 +82,9 @@ void ping_plan_free(struct ping_plan *p);
 /* The patterns this run times: send only where the one-way mode is ssend. */
 bool ping_timed_pattern(const struct ping_plan *p, enum ping_pattern pt);
 /* Every size's and copy size's series, with room for their times. */
-void ping_sizes_new(const struct ping_plan *p, struct ping_size **sizes, struct copy_size **copy);
-void ping_sizes_free(const struct ping_plan *p, struct ping_size *sizes, struct copy_size *copy);
+void ping_sizes_new(const struct ping_plan *p, struct ping_size **sizes,
+                    struct ping_copy_size **copy);
+void ping_sizes_free(const struct ping_plan *p, struct ping_size *sizes,
+                     struct ping_copy_size *copy);
 
 #endif

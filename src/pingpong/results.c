@@ -51,7 +51,7 @@ static cJSON *series_json(const struct ping_plan *p, const struct ping_series *s
 static cJSON *size_json(const struct ping_plan *p, const struct ping_size *z)
 {
     cJSON *o = cJSON_CreateObject();
-    const struct ping_series *one = &z->s[P_ONEWAY];
+    const struct ping_series *one = &z->s[PING_ONEWAY];
     cJSON_AddNumberToObject(o, "bytes", (double)z->bytes);
     cJSON_AddNumberToObject(o, "npp", (double)z->npp);
     cJSON_AddItemToObject(o, "one_way_s", report_stats(&one->all));
@@ -60,7 +60,7 @@ static cJSON *size_json(const struct ping_plan *p, const struct ping_size *z)
     cJSON_AddNumberToObject(f, "removed", (double)(one->all.n - one->filtered.n));
     cJSON_AddItemToObject(o, "filtered_one_way_s", f);
     cJSON_AddNumberToObject(o, "lowest20_mean_s", one->lowest20);
-    for (int pt = P_SEND; pt < NPATTERNS; pt++) {
+    for (int pt = PING_SEND; pt < PING_NPATTERNS; pt++) {
         if (!ping_timed_pattern(p, pt)) continue;
         char key[32];
         snprintf(key, sizeof key, "%s_s", ping_pattern_name[pt]);
@@ -81,16 +81,16 @@ static cJSON *size_json(const struct ping_plan *p, const struct ping_size *z)
 }
 
 static void print_tables(const struct ping_plan *p, const struct ping_size *sizes,
-                         const struct copy_size *copy)
+                         const struct ping_copy_size *copy)
 {
     log_info("\none-way times (half a round trip, %s) over %ld+ timed loops per size, us:",
-             p->ssend ? "MPI_Ssend" : "MPI_Send", sizes[0].s[P_ONEWAY].n);
+             p->ssend ? "MPI_Ssend" : "MPI_Send", sizes[0].s[PING_ONEWAY].n);
     log_info("%9s %5s %6s %9s %9s %9s %10s %9s %6s %7s | %6s %9s %9s | %9s %9s", "bytes", "npp",
              "n", "min", "median", "mean", "max", "sd", "cv%", "rse%", "kept", "f_mean", "f_sd",
              "MB/s_min", "MB/s_med");
     for (int s = 0; s < p->nbytes; s++) {
         const struct ping_size *z = &sizes[s];
-        const struct stats *a = &z->s[P_ONEWAY].all, *f = &z->s[P_ONEWAY].filtered;
+        const struct stats *a = &z->s[PING_ONEWAY].all, *f = &z->s[PING_ONEWAY].filtered;
         log_info("%9lld %5ld %6zu %9.3f %9.3f %9.3f %10.3f %9.3f %6.2f %7.3f | %6zu %9.3f %9.3f "
                  "| %9.1f %9.1f",
                  z->bytes, z->npp, a->n, a->min * 1e6, a->median * 1e6, a->mean * 1e6, a->max * 1e6,
@@ -106,14 +106,16 @@ static void print_tables(const struct ping_plan *p, const struct ping_size *size
              "start", "round", "burst", "gap", "fan gap");
     for (int s = 0; s < p->nbytes; s++) {
         const struct ping_size *z = &sizes[s];
-        double v[NPATTERNS];
-        for (int pt = 0; pt < NPATTERNS; pt++)
-            v[pt] = ping_timed_pattern(p, pt) ? chosen(p, &z->s[pt]) : chosen(p, &z->s[P_ONEWAY]);
-        double gap = (v[P_BURST] - v[P_DUPLEX]) / (double)(p->burst - 1);
-        double fan = (v[P_FAN] - v[P_FAN1]) / (double)(p->burst - 1);
+        double v[PING_NPATTERNS];
+        for (int pt = 0; pt < PING_NPATTERNS; pt++)
+            v[pt] =
+                ping_timed_pattern(p, pt) ? chosen(p, &z->s[pt]) : chosen(p, &z->s[PING_ONEWAY]);
+        double gap = (v[PING_BURST] - v[PING_DUPLEX]) / (double)(p->burst - 1);
+        double fan = (v[PING_FAN] - v[PING_FAN1]) / (double)(p->burst - 1);
         log_info("%9lld %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f", z->bytes,
-                 v[P_ONEWAY] * 1e6, v[P_SEND] * 1e6, v[P_DUPLEX] * 1e6, v[P_START] * 1e6,
-                 v[P_ROUND] * 1e6, v[P_BURST] * 1e6, gap * 1e6, fan * 1e6);
+                 v[PING_ONEWAY] * 1e6, v[PING_SEND] * 1e6, v[PING_DUPLEX] * 1e6,
+                 v[PING_START] * 1e6, v[PING_ROUND] * 1e6, v[PING_BURST] * 1e6, gap * 1e6,
+                 fan * 1e6);
     }
     log_info("\nmemcpy on both ranks at once (%s, us):", p->statistic);
     for (int s = 0; s < p->ncopy; s++)
@@ -156,7 +158,7 @@ static void print_hockney(const struct hockney *h)
 
 /* The curves of hockney.json from the chosen statistic of each series. */
 static void build_curves(const struct ping_plan *p, const struct ping_size *sizes,
-                         const struct copy_size *copy, struct hockney *h)
+                         const struct ping_copy_size *copy, struct hockney *h)
 {
     memset(h, 0, sizeof *h);
     snprintf(h->statistic, sizeof h->statistic, "%s", p->statistic);
@@ -168,16 +170,17 @@ static void build_curves(const struct ping_plan *p, const struct ping_size *size
     h->smpi = !strncmp(library, "SMPI", 4);
     for (int s = 0; s < p->nbytes; s++) {
         const struct ping_size *z = &sizes[s];
-        double m = (double)z->bytes, duplex = chosen(p, &z->s[P_DUPLEX]);
-        double gap = (chosen(p, &z->s[P_BURST]) - duplex) / (double)(p->burst - 1);
-        double fan = (chosen(p, &z->s[P_FAN]) - chosen(p, &z->s[P_FAN1])) / (double)(p->burst - 1);
+        double m = (double)z->bytes, duplex = chosen(p, &z->s[PING_DUPLEX]);
+        double gap = (chosen(p, &z->s[PING_BURST]) - duplex) / (double)(p->burst - 1);
+        double fan =
+            (chosen(p, &z->s[PING_FAN]) - chosen(p, &z->s[PING_FAN1])) / (double)(p->burst - 1);
         h->fan.point[s] = (struct hockney_point){m, fan > 0 ? fan : 0.0};
-        h->oneway.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_ONEWAY])};
+        h->oneway.point[s] = (struct hockney_point){m, chosen(p, &z->s[PING_ONEWAY])};
         h->send.point[s] =
-            (struct hockney_point){m, chosen(p, &z->s[p->ssend ? P_SEND : P_ONEWAY])};
+            (struct hockney_point){m, chosen(p, &z->s[p->ssend ? PING_SEND : PING_ONEWAY])};
         h->duplex.point[s] = (struct hockney_point){m, duplex};
-        h->start.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_START])};
-        h->round.point[s] = (struct hockney_point){m, chosen(p, &z->s[P_ROUND])};
+        h->start.point[s] = (struct hockney_point){m, chosen(p, &z->s[PING_START])};
+        h->round.point[s] = (struct hockney_point){m, chosen(p, &z->s[PING_ROUND])};
         h->gap.point[s] = (struct hockney_point){m, gap > 0 ? gap : 0.0};
     }
     h->oneway.npoints = h->send.npoints = h->duplex.npoints = h->start.npoints = h->round.npoints =
@@ -189,20 +192,20 @@ static void build_curves(const struct ping_plan *p, const struct ping_size *size
 }
 
 int ping_report(struct run_ctx *ctx, const struct ping_plan *p, struct ping_size *sizes,
-                struct copy_size *copy, const long checked[2])
+                struct ping_copy_size *copy, const long checked[2])
 {
     for (int s = 0; s < p->ncopy; s++)
         analyse(p, &copy[s].s);
     for (int s = 0; s < p->nbytes; s++) {
         struct ping_size *z = &sizes[s];
-        for (int pt = 0; pt < NPATTERNS; pt++)
+        for (int pt = 0; pt < PING_NPATTERNS; pt++)
             if (ping_timed_pattern(p, pt)) analyse(p, &z->s[pt]);
-        const struct ping_series *one = &z->s[P_ONEWAY];
+        const struct ping_series *one = &z->s[PING_ONEWAY];
         z->counts = sb_calloc((size_t)p->bins, sizeof *z->counts, "histogram");
         z->hist_lo = one->all.min;
         z->hist_hi = p->cut_coef * one->all.median;
-        histogram(one->times, (size_t)one->n, z->hist_lo, z->hist_hi, p->bins, z->counts,
-                  &z->above);
+        pingpong_histogram(one->times, (size_t)one->n, z->hist_lo, z->hist_hi, p->bins, z->counts,
+                           &z->above);
     }
     struct hockney h;
     build_curves(p, sizes, copy, &h);
@@ -253,25 +256,25 @@ static int collect_series(const struct ping_plan *p, struct ping_series *x, long
 {
     if (rank == p->source) {
         long head[2] = {x->n, *count};
-        CHECK_MPI(MPI_Send(head, 2, MPI_LONG, 0, TAG_PING, world));
-        CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, TAG_PONG, world));
+        CHECK_MPI(MPI_Send(head, 2, MPI_LONG, 0, PING_TAG_PING, world));
+        CHECK_MPI(MPI_Send(x->times, (int)x->n, MPI_DOUBLE, 0, PING_TAG_PONG, world));
     } else if (rank == 0) {
         long head[2];
-        CHECK_MPI(MPI_Recv(head, 2, MPI_LONG, p->source, TAG_PING, world, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(head, 2, MPI_LONG, p->source, PING_TAG_PING, world, MPI_STATUS_IGNORE));
         x->n = head[0];
         *count = head[1];
-        CHECK_MPI(MPI_Recv(x->times, (int)x->n, MPI_DOUBLE, p->source, TAG_PONG, world,
+        CHECK_MPI(MPI_Recv(x->times, (int)x->n, MPI_DOUBLE, p->source, PING_TAG_PONG, world,
                            MPI_STATUS_IGNORE));
     }
     return SB_OK;
 }
 
-int ping_collect(const struct ping_plan *p, struct ping_size *sizes, struct copy_size *copy,
+int ping_collect(const struct ping_plan *p, struct ping_size *sizes, struct ping_copy_size *copy,
                  int rank, MPI_Comm world)
 {
     if (p->source == 0) return SB_OK;
     for (int s = 0; s < p->nbytes; s++)
-        for (int pt = 0; pt < NPATTERNS; pt++)
+        for (int pt = 0; pt < PING_NPATTERNS; pt++)
             CHECK(collect_series(p, &sizes[s].s[pt], &sizes[s].npp, rank, world));
     for (int s = 0; s < p->ncopy; s++)
         CHECK(collect_series(p, &copy[s].s, &copy[s].reps, rank, world));
