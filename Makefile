@@ -161,7 +161,8 @@ ifeq ($(SIMGRID),1)
 # exchange, pingpong and model: md (HDF5 checkpoints), stencil (CUDA, helper
 # threads) and smpcost (shared-memory windows of one real node) stay out.
 SRC := $(filter-out src/cmd_md.c src/cmd_stencil.c src/cmd_smpcost.c src/md/% src/checkpoint/% \
-         src/stencil/% src/smp/apps_run.c gpu/backend_%,$(SRC))
+         src/stencil/% src/smp/apps_run.c src/smp/plan.c src/smp/suites.c src/smp/families.c \
+         src/smp/output.c gpu/backend_%,$(SRC))
 endif
 OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o) $(GPU_OBJ)
 LIB_OBJ  := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))

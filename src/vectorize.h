@@ -57,7 +57,7 @@ static inline enum sb_isa sb_isa_upto(enum sb_isa limit)
 
 /* SB_PLAIN_LOOPS: a function whose copy loops stay loops, not calls of
  * memcpy (which the compilers otherwise put in; glibc's switches to stores
- * past the cache at a size of its own: src/cmd_smpcost.c).  GCC and clang;
+ * past the cache at a size of its own: src/smp/suites.c).  GCC and clang;
  * elsewhere nothing, the loop possibly a memcpy. */
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(no_builtin)

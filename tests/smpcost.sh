@@ -81,7 +81,7 @@ fi
 # The good mode's copies are loops, not memcpy (whose switch to stores past
 # the cache bent the cost curve): copy_run's object code neither calls nor
 # jumps to memcpy (GCC turns the plain loop into a tail jump to it).
-obj=$(dirname "$SHIFTBOX")/obj/src/cmd_smpcost.o
+obj=$(dirname "$SHIFTBOX")/obj/src/smp/suites.o
 if [[ -f $obj ]] && command -v objdump >/dev/null; then
     body=$(objdump -dr "$obj" | awk '/<copy_run>:/,/^$/')
     if [[ -z $body ]]; then

@@ -3,7 +3,7 @@
  * array, a local computation, a copy-out — whose measured supersteps must
  * fall inside the Good–Bad prediction interval.  No MPI here: the
  * algorithm says what a worker reads and writes in each superstep, and
- * shiftbox smpcost (src/cmd_smpcost.c) moves the integers, times the
+ * shiftbox smpcost (src/smp/suites.c, src/smp/apps_run.c) moves the integers, times the
  * copies and places them in the interval.
  *
  * Built: radix sort (Table 9): 32-bit keys, r = 6 bits a pass, so 6 passes

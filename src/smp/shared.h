@@ -1,6 +1,6 @@
 /* The workers' shared array (MPI_Win_allocate_shared over one node) and a
  * worker's local memory: what shiftbox smpcost's supersteps copy between
- * (src/cmd_smpcost.c sets it up; src/smp/apps_run.c runs the applications
+ * (src/smp/suites.c sets it up; src/smp/apps_run.c runs the applications
  * on it). */
 #ifndef SB_SMP_SHARED_H
 #define SB_SMP_SHARED_H
