@@ -116,7 +116,7 @@ static cJSON *fitted_json(enum smp_function fn, const struct smp_fitted *x)
     return o;
 }
 
-/* The families' fits of one method: {good: {smp_fit_suite, best, functions}, bad: ...}. */
+/* The families' fits of one method: {good: {fit_suite, best, functions}, bad: ...}. */
 static void add_families(cJSON *to, const struct smp_results *r, enum smp_fit_method method)
 {
     for (int mode = 0; mode < NMODES; mode++) {

@@ -16,7 +16,7 @@ const enum smp_function smp_family_functions[NMODES][FAMILY_FUNCTIONS] = {
 const char *const smp_fit_names[NFITS] = {"paper", "searched"};
 
 /* Whether ShiftBox's copy patterns find room for at least one copy each in
- * a worker's region of `tmax` integers (measure_patterns). */
+ * a worker's region of `tmax` integers (smp_measure_patterns). */
 static bool patterns_fit(long tmax)
 {
     for (int pat = 0; pat < NPATTERNS; pat++)

@@ -6,7 +6,7 @@
  *               good and bad mode, ShiftBox's copy patterns and seed 003's
  *               applications on it;
  *   families.c  the cost functions fitted to each family and validated;
- *   output.c    the tables, summary.json and smpcost.csv. */
+ *   output.c    the tables, summary.json, smpcost.csv and smpcost-apps.csv. */
 #ifndef SB_SMP_SMPCOST_H
 #define SB_SMP_SMPCOST_H
 
@@ -40,7 +40,7 @@ struct smp_plan {
     enum smp_fit_method fit; /* the one whose best functions predict (patterns, model.smp) */
     int p;
     int reps, per_set;
-    double long_seconds; /* a superstep longer than this: LONG_REPS repetitions */
+    double long_seconds; /* a superstep longer than this: LONG_REPS (suites.c) repetitions */
     long line_ints;      /* t_line: integers in a cache line */
     long cache_ints;     /* a worker's share of the last-level cache, in integers */
     long tmax;           /* integers in each worker's good-mode run */
@@ -59,7 +59,7 @@ struct smp_sample {
     enum smp_mode mode;
     struct smp_features f;
     double seconds; /* median over repetitions: copy-in + copy-out */
-    int reps;       /* its repetitions (reps_of) */
+    int reps;       /* its repetitions (smp_reps_of) */
 };
 
 /* A function fitted to one family.  With smp.fit = paper the good family's

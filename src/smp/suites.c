@@ -164,7 +164,7 @@ int smp_reps_of(const struct smp_plan *p, double seconds)
 /* Times one superstep: copy-in and copy-out, each closed by a barrier, as
  * rank 0 sees them; the median over repetitions on every rank.  `reps`
  * repetitions; a suite's superstep (`made` given) fewer where the first
- * shows a long one (reps_of: rank 0's time decides, so that every rank
+ * shows a long one (smp_reps_of: rank 0's time decides, so that every rank
  * repeats alike), *made saying how many.  The patterns and the estimate
  * (made NULL) always make `reps`. */
 static int run_superstep(struct smp_memory *mem, const struct smp_plan *p, const struct access *a,
@@ -229,7 +229,7 @@ struct superstep *smp_suites_build(const struct smp_plan *p, int *n)
 
 /* The suites' time in one mode, from its cost per access: each
  * superstep's accesses by its busiest worker, times its repetitions
- * (reps_of, the copies a share of the whole); the bad mode only where its
+ * (smp_reps_of, the copies a share of the whole); the bad mode only where its
  * array holds the superstep. */
 static double suites_time(const struct smp_plan *p, const struct superstep *steps, int n,
                           enum smp_mode mode, double whole, double copies)
@@ -255,7 +255,7 @@ int smp_estimate_suites(struct smp_memory *mem, const struct smp_plan *p,
     *seconds = 0.0;
     for (int mode = 0; mode < NMODES; mode++) {
         struct access a = {(enum smp_mode)mode, NULL, NULL};
-        long h = mode == MODE_BAD ? p->bad_max : p->tmax; /* read_plan: bad_max <= tmax */
+        long h = mode == MODE_BAD ? p->bad_max : p->tmax; /* smp_plan_read: bad_max <= tmax */
         if (h <= 0 || suites_time(p, steps, n, (enum smp_mode)mode, 1.0, 0.0) <= 0) continue;
         double copies;
         CHECK(smp_fence(mem));
