@@ -498,12 +498,13 @@ static int config_set(struct config *c, const char *section, const char *name, c
                        "%s%s.%s given twice (first at line %d); accepted: one "
                        "value per key",
                        where, section, name, c->line[id]);
-    if (line < 0 && c->line[id] < 0 && !strcmp(c->origin[id], origin))
-        return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one %s per key", where,
-                       section, name, origin);
-    if (line < 0 && c->line[id] < 0)
-        return sb_fail(m, SB_EUSAGE, "%s%s.%s given by %s and by %s; accepted: one of them", where,
-                       section, name, c->origin[id], origin);
+    if (line < 0 && c->line[id] < 0) {
+        if (!strcmp(c->origin[id], origin))
+            return sb_fail(m, SB_EUSAGE, "%s%s.%s given twice; accepted: one %s per key", where,
+                           section, name, origin);
+        return sb_fail(m, SB_EUSAGE, "%s%s.%s given by %s and by %s; accepted: one of them",
+                       where, section, name, c->origin[id], origin);
+    }
     struct sb_msg why;
     if (key_validate(&config_keys[id], value, &why) != SB_OK)
         return sb_fail(m, SB_EUSAGE, "%s%s", where, why.text);

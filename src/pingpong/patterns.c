@@ -72,25 +72,32 @@ static int start_together(struct ping_pair *pr)
     return SB_OK;
 }
 
+/* One round trip: the source sends `out` (pingpong.mode's send when
+ * ssend) and receives into `in`; the destination receives into `in` and
+ * then sends `out`.  Inlined: it sits in the timed loops. */
+static inline __attribute__((always_inline)) int
+round_trip(bool ssend, struct ping_pair *pr, const unsigned char *out, unsigned char *in, int n)
+{
+    int other = 1 - pr->me;
+    if (pr->me == 0) {
+        CHECK(send_to(ssend, out, n, other, PING_TAG_PING, pr->comm));
+        CHECK_MPI(MPI_Recv(in, n, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
+    } else {
+        CHECK_MPI(MPI_Recv(in, n, MPI_BYTE, other, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
+        CHECK(send_to(ssend, out, n, other, PING_TAG_PONG, pr->comm));
+    }
+    return SB_OK;
+}
+
 /* npp round trips of n bytes, the source's pattern bouncing between the
  * ranks in one buffer each; the source returns their time in *t. */
 static int round_trips(bool ssend, struct ping_pair *pr, int n, long npp, bool timed, double *t)
 {
-    int other = 1 - pr->me;
     if (pr->me == 0) fill_pattern(pr->a, n, 0);
     if (timed) CHECK(start_together(pr));
     double t1 = MPI_Wtime();
-    for (long i = 0; i < npp; i++) {
-        if (pr->me == 0) {
-            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PING, pr->comm));
-            CHECK_MPI(
-                MPI_Recv(pr->a, n, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
-        } else {
-            CHECK_MPI(
-                MPI_Recv(pr->a, n, MPI_BYTE, other, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PONG, pr->comm));
-        }
-    }
+    for (long i = 0; i < npp; i++)
+        CHECK(round_trip(ssend, pr, pr->a, pr->a, n));
     *t = MPI_Wtime() - t1;
     if (timed && pr->me == 0) /* the source's bytes came back */
         check_arrival(pr, PING_ONEWAY, pr->a, n, 0);
@@ -153,14 +160,8 @@ static int step_alone(bool ssend, struct ping_pair *pr, enum ping_pattern pt, in
             CHECK_MPI(MPI_Irecv(pr->b, n, MPI_BYTE, other, PING_TAG_BURST, pr->comm, &req[0]));
             CHECK_MPI(MPI_Isend(pr->a, n, MPI_BYTE, other, PING_TAG_BURST, pr->comm, &req[1]));
             CHECK_MPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-        } else if (pr->me == 0) {
-            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PING, pr->comm));
-            CHECK_MPI(
-                MPI_Recv(pr->b, n, MPI_BYTE, other, PING_TAG_PONG, pr->comm, MPI_STATUS_IGNORE));
         } else {
-            CHECK_MPI(
-                MPI_Recv(pr->b, n, MPI_BYTE, other, PING_TAG_PING, pr->comm, MPI_STATUS_IGNORE));
-            CHECK(send_to(ssend, pr->a, n, other, PING_TAG_PONG, pr->comm));
+            CHECK(round_trip(ssend, pr, pr->a, pr->b, n));
         }
         *t = MPI_Wtime() - t1;
     }

@@ -33,6 +33,20 @@ static int ranks_on_node(MPI_Comm comm)
     return n;
 }
 
+/* Appends ops, named `name` in `key`: each at most once, and at most
+ * SWEEP_MAX_MODULES modules and baselines in all (`listing` says who
+ * lists them in the message). */
+static int add_module(struct sweep_plan *p, const exchange_ops *ops, const char *key,
+                      const char *name, const char *listing, struct sb_msg *m)
+{
+    for (int j = 0; j < p->nmodules; j++)
+        if (p->modules[j] == ops) return sb_fail(m, SB_EUSAGE, "%s lists '%s' twice", key, name);
+    if (p->nmodules == SWEEP_MAX_MODULES)
+        return sb_fail(m, SB_EUSAGE, "%s more than %d", listing, SWEEP_MAX_MODULES);
+    p->modules[p->nmodules++] = ops;
+    return SB_OK;
+}
+
 /* exchange.baseline: the hand-written baselines, after the modules. */
 static int read_baselines(struct sweep_plan *p, const struct config *c, struct sb_msg *m)
 {
@@ -47,14 +61,8 @@ static int read_baselines(struct sweep_plan *p, const struct config *c, struct s
                            "exchange.baseline = %s: the baselines serve uniform payloads only; "
                            "accepted: exchange.payload = uniform, or exchange.baseline = none",
                            name);
-        const exchange_ops *ops = exchange_lookup(name);
-        for (int j = 0; j < p->nmodules; j++)
-            if (p->modules[j] == ops)
-                return sb_fail(m, SB_EUSAGE, "exchange.baseline lists '%s' twice", name);
-        if (p->nmodules == SWEEP_MAX_MODULES)
-            return sb_fail(m, SB_EUSAGE, "exchange.module and exchange.baseline list more than %d",
-                           SWEEP_MAX_MODULES);
-        p->modules[p->nmodules++] = ops;
+        CHECK(add_module(p, exchange_lookup(name), "exchange.baseline", name,
+                         "exchange.module and exchange.baseline list", m));
     }
     return SB_OK;
 }
@@ -70,13 +78,7 @@ static int read_modules(struct sweep_plan *p, const struct config *c, struct sb_
             return sb_fail(m, SB_EUSAGE,
                            "exchange.module = auto needs model.hockney, the Hockney parameters "
                            "it chooses by (shiftbox pingpong --out DIR writes them)");
-        for (int j = 0; j < p->nmodules; j++)
-            if (p->modules[j] == ops)
-                return sb_fail(m, SB_EUSAGE, "exchange.module lists '%s' twice", name);
-        if (p->nmodules == SWEEP_MAX_MODULES)
-            return sb_fail(m, SB_EUSAGE, "exchange.module lists more than %d modules",
-                           SWEEP_MAX_MODULES);
-        p->modules[p->nmodules++] = ops;
+        CHECK(add_module(p, ops, "exchange.module", name, "exchange.module lists", m));
     }
     return SB_OK;
 }
