@@ -16,8 +16,11 @@
  * whose point is to spread the work of a box over c ranks. */
 #include "command.h"
 #include "log.h"
+#include "checkpoint/checkpoint.h"
 #include "md/results.h"
+#include "md/run.h"
 #include "md/step.h"
+#include "md/trajectory.h"
 
 #include <string.h>
 

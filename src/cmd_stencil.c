@@ -11,7 +11,10 @@
 #include "command.h"
 #include "log.h"
 #include "checkpoint/checkpoint.h"
+#include "stencil/calibrate.h"
 #include "stencil/output.h"
+#include "stencil/plan.h"
+#include "stencil/point.h"
 #include "stencil/state.h"
 
 #include <stdlib.h>

@@ -11,7 +11,9 @@
 #include <stdio.h>
 
 static const char *const md_segment_names[MD_NSEGMENTS] = {
-    "exchange", "force", "neighbor", "integrate", "migrate", "checkpoint", "other"};
+    [T_EXCHANGE] = "exchange",   [T_FORCE] = "force",     [T_NEIGHBOR] = "neighbor",
+    [T_INTEGRATE] = "integrate", [T_MIGRATE] = "migrate", [T_CHECKPOINT] = "checkpoint",
+    [T_OTHER] = "other"};
 
 /* Every particle's absolute position and its velocity, each hashed with
  * its id and summed over the particles (mod 2^64): the same bits give the

@@ -24,6 +24,7 @@ struct md_results {
  * rank.  Collective. */
 int md_results_gather(struct md_run *r, double loop, struct md_results *res);
 
+/* Rank 0 prints (log_info); no MPI calls. */
 void md_results_print(const struct md_run *r, const struct md_results *res);
 
 /* summary.json and md-thermo.csv into ctx->out_dir (rank 0 only). */

@@ -14,7 +14,8 @@
 #include "../command.h"
 #include "../../comm/exchange.h"
 
-/* Where a step's time goes (summary.json's time_s). */
+/* Where a step's time goes (summary.json's time_s; the names, in this
+ * order, are results.c's md_segment_names). */
 enum md_segment {
     T_EXCHANGE,
     T_FORCE,
@@ -90,14 +91,18 @@ static inline void md_charge(struct md_run *r, enum md_segment s)
     r->t_mark = now;
 }
 
-/* Reads md.*, exchange.module and team_size, decomp.dims and checkpoint.*,
- * refuses what cannot run (SB_EUSAGE, with the key in m), builds the
- * topology and the exchange, chooses the module for auto, checks the
- * node's memory, and sets up step 0 (the lattice) or the checkpoint's
- * (checkpoint.restart).  Collective over ctx->world; r zeroed before. */
+/* Reads md.*, run.seed, exchange.module and team_size, decomp.dims, and
+ * refuses what cannot run (SB_EUSAGE, with the key in m); builds the
+ * topology; chooses the module for auto (model.*); checks the node's
+ * memory; creates the exchange; sets up step 0 (the lattice) or the
+ * checkpoint's (checkpoint.restart); opens the checkpoint plan (creating
+ * checkpoint.dir) and the trajectory (trajectory.*).  r zeroed before.
+ * Collective over ctx->world: every rank returns the same code, but
+ * SB_ERUNTIME, which may be this rank's alone (the job then ends). */
 int md_run_setup(struct md_run *r, struct run_ctx *ctx, struct sb_msg *m);
 
-/* Frees what md_run_setup and the steps made, also after a failed set-up. */
+/* Frees what md_run_setup and the steps made, also after a failed set-up;
+ * the trajectory is closed (md_trajectory_close) by the caller. */
 void md_run_free(struct md_run *r);
 
 #endif

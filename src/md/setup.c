@@ -7,6 +7,7 @@
 #include "../model.h"
 #include "../node_memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

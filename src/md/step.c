@@ -3,7 +3,6 @@
 #include "migrate.h"
 #include "step.h"
 #include "../log.h"
-#include "../../comm/verify.h"
 
 #include <limits.h>
 #include <math.h>

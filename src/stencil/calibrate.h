@@ -14,8 +14,9 @@ struct stencil_calibration {
     double in_cache_gcells, in_cache_field_bytes, near_cache_bytes;
 };
 
-/* Both measurements; every rank receives the figures of the rank with the
- * lowest ratio.  Collective over comm. */
+/* Both measurements: every rank receives the copy and sweep figures of the
+ * rank with the lowest ratio, the slowest rank's in_cache_gcells, and its
+ * own in_cache_field_bytes and near_cache_bytes.  Collective over comm. */
 int stencil_calibrate(const struct stencil_plan *p, MPI_Comm comm, struct stencil_calibration *cal,
                       struct sb_msg *m);
 

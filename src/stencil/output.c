@@ -3,6 +3,7 @@
 #include "../log.h"
 #include "../report.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const csv_header =
@@ -220,6 +221,7 @@ void stencil_print_header(const struct stencil_plan *p, int nranks)
     log_info("%4s %-5s %3s %9s %8s %8s %8s %8s %8s %8s %8s %9s  %s", "Dp", "exch", "ovl", "Ex",
              "Pack", "Unpack", "I.Cal", "O.Cal", "P.Cal", "Mess", "Desyn", "GCells/s", "verified");
 }
+
 void stencil_print_calibration(const struct stencil_plan *p, const struct stencil_calibration *cal)
 {
     log_info("\ncalibrate: copy %.2f GB/s, sweep %.2f GB/s: ratio %.3f (bytes read + "

@@ -212,14 +212,14 @@ int stencil_plan_check_memory(const struct stencil_plan *p, MPI_Comm comm, struc
     double need = 2.0 * (line * g.ext[1] * g.ext[2] + 64.0), most = 0;
     CHECK_MPI(MPI_Allreduce(&need, &most, 1, MPI_DOUBLE, MPI_MAX, comm));
     double node = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    int local, here;
+    int local, here, rc = SB_OK;
     node_place(comm, &local, &here);
     if (most * here > 0.8 * node)
-        return sb_fail(m, SB_EUSAGE,
-                       "stencil.size: two fields of %.0f bytes per rank on %d ranks need %.3g GB; "
-                       "this node has %.3g GB; reduce stencil.size or stencil.depth",
-                       most / 2, here, most * here / 1e9, node / 1e9);
-    return SB_OK;
+        rc = sb_fail(m, SB_EUSAGE,
+                     "stencil.size: two fields of %.0f bytes per rank on %d ranks need %.3g GB; "
+                     "this node has %.3g GB; reduce stencil.size or stencil.depth",
+                     most / 2, here, most * here / 1e9, node / 1e9);
+    return sb_agree(rc, m, comm); /* nodes may differ: every rank stops with the one that must */
 }
 
 long stencil_stretch(long it, long total, long every)

@@ -40,12 +40,14 @@ int stencil_plan_read(struct stencil_plan *p, const struct config *c, int nranks
 
 /* stencil.backend and stencil.cuda_aware.  auto: CUDA when every rank has a
  * usable GPU, else the CPU with one line; cuda: SB_EUSAGE when it cannot
- * be.  Collective over comm. */
+ * be.  Sets p->ops, p->device and p->base's node_ranks, device_sharers and
+ * device_buffers: the plan is whole only after it.  Collective over comm. */
 int stencil_plan_backend(struct stencil_plan *p, const struct config *c, MPI_Comm comm,
                          struct sb_msg *m);
 
 /* The CPU backend's fields of every rank on a node must fit in 80 % of its
- * memory: SB_EUSAGE otherwise.  Collective over comm. */
+ * memory: SB_EUSAGE otherwise, decided per node and returned on every rank
+ * (sb_agree).  Collective over comm. */
 int stencil_plan_check_memory(const struct stencil_plan *p, MPI_Comm comm, struct sb_msg *m);
 
 /* The iterations from `it` on that run before the next checkpoint (every:
@@ -58,9 +60,11 @@ long stencil_stretch(long it, long total, long every);
  * would let a test pass untested: SB_EUSAGE.  Local. */
 int stencil_plan_check_fault(const struct stencil_plan *p, long done, long every, struct sb_msg *m);
 
-/* checkpoint.every, at_end and restart: one point of the sweep at a time.
- * Sets p->restart and p->config_text (freed by the caller), and p->ckpt to
- * ckpt, initialised, where checkpoints are written. */
+/* checkpoint.every, at_end and restart: one point of the sweep at a time
+ * (SB_EUSAGE for more).  Sets p->restart and p->config_text (the caller
+ * frees it, also after a failure), and where checkpoints are written
+ * p->ckpt to ckpt, initialised (checkpoint_plan_free).  Collective over
+ * ctx->world where checkpoints are written. */
 int stencil_plan_checkpoints(struct stencil_plan *p, struct checkpoint_plan *ckpt,
                              const struct run_ctx *ctx, int npts, struct sb_msg *m);
 

@@ -34,7 +34,8 @@ struct stencil_references {
 };
 
 /* Runs point pt (its depth, async and overlap set) and fills in the rest.
- * Collective over comm: every rank returns the same code. */
+ * Collective over comm: every rank returns the same code, but SB_ERUNTIME,
+ * which may be this rank's alone (the job then ends). */
 int stencil_point_run(const struct stencil_plan *p, MPI_Comm comm, struct stencil_point *pt,
                       struct stencil_references *ref, struct sb_msg *m);
 
