@@ -171,7 +171,7 @@ static int trim_for_slot(struct exchange *x, struct direct *s, const struct payl
     if (trim_items(t, &s->choices[i], x->reselect, own->data, own->bytes / t->item, need, dst,
                    &s->part[i], &m) != SB_OK) {
         log_rank_error("direct: %s", m.text);
-        return SB_EVERIFY;
+        return SB_ERUNTIME; /* mid-exchange: see exchange.h */
     }
     return SB_OK;
 }
@@ -227,7 +227,7 @@ static int receive_parts(struct exchange *x, struct peer *p, struct slots *out)
     if (total != (size_t)count) {
         log_rank_error("direct: rank %d sent %d bytes for %d slots, which do not add up", p->rank,
                        count, p->nrecv);
-        return SB_EVERIFY;
+        return SB_ERUNTIME; /* mid-exchange: see exchange.h */
     }
     p->recv_bytes = (size_t)count;
     return SB_OK;

@@ -56,7 +56,11 @@ typedef struct exchange_ops {
     int (*setup)(struct exchange *x);
     /* One exchange.  own->data stays valid and unchanged until it returns and
      * must not overlap the slots of the run before (the modules send from it
-     * and read it after writing their buffers). */
+     * and read it after writing their buffers).  SB_EVERIFY: the slots, once
+     * every message of the exchange is done, are malformed (the caller counts
+     * them wrong and goes on); malformed data found mid-exchange, where
+     * partners may still wait for this rank's messages, is SB_ERUNTIME (the
+     * job ends), so that no rank waits for one that has given up. */
     int (*run)(struct exchange *x, const struct payload *own, struct slots *out);
     void (*destroy)(struct exchange *x);
     /* The Hockney-model time of one exchange (src/model.h, docs/MODEL.md). */
@@ -113,8 +117,8 @@ unsigned phases_parse(const char *text);
 #define EXCHANGE_TAG_LIMIT 32767
 /* Each module and baseline sends with tags of a range of its own,
  * [tag_base, tag_base + EXCHANGE_TAG_SPAN): the modules share communicators
- * (src/decomp.h), and a run that gave up halfway (SB_EVERIFY on malformed
- * data) must leave nothing that another module's receive could take.  Every
+ * (src/decomp.h), and a run that found its slots malformed (SB_EVERIFY)
+ * must leave nothing that another module's receive could take.  Every
  * module's own tags are below the span (the Shift's and Team Shift's reach
  * 390 at k = 64); below the first range, tags are free for others (md's
  * migration). */

@@ -52,7 +52,7 @@ int flow_trim(struct shift_flow *f, struct exchange *x, int d, int dir, int hop,
                           f->stage[stage], out_len, &m);
     if (rc != SB_OK) {
         log_rank_error("%s: %s", x->ops->name, m.text);
-        return rc;
+        return SB_ERUNTIME; /* mid-exchange: see exchange.h */
     }
     *out = f->stage[stage];
     return SB_OK;

@@ -137,7 +137,7 @@ static int trim_to(struct exchange *x, struct teamshift *s, int d, struct trim_n
     if (trim_records(x->opts.trim, choice, x->reselect, block, len, s->acc_slots, needs, to,
                      written, &m) != SB_OK) {
         log_rank_error("teamshift: %s", m.text);
-        return SB_EVERIFY;
+        return SB_ERUNTIME; /* mid-exchange: see exchange.h */
     }
     return SB_OK;
 }
@@ -312,7 +312,7 @@ static int trim_for_gather(struct exchange *x, struct teamshift *s, int d, int k
         size_t len = records_length(at, end, s->acc_slots), written;
         if (len == 0 && s->acc_slots > 0) {
             log_rank_error("teamshift: block %d of member %d is malformed", b, i);
-            return SB_EVERIFY;
+            return SB_ERUNTIME; /* mid-exchange: see exchange.h */
         }
         CHECK(trim_to(x, s, d, trim_need_one(-k + i + b * c), &s->gather_choice[d * TEAM_STEPS + b],
                       at, len, to, &written));
@@ -369,7 +369,7 @@ static int gather_blocks(struct exchange *x, struct teamshift *s, int d, int k, 
         size_t len = block_len;
         if (!x->opts.uniform && (len = records_length(at, end, s->acc_slots)) == 0) {
             log_rank_error("teamshift: member %d's blocks are malformed", j);
-            return SB_EVERIFY;
+            return SB_ERUNTIME; /* mid-exchange: see exchange.h */
         }
         memcpy(s->next.p + s->next.len, at, len);
         s->next.len += len;

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "report.h"
 #include "../comm/exchange.h"
+#include "../comm/verify.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -56,6 +57,39 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
                        "MPI rank",
                        torus[0], torus[1], torus[2], torus[0] * torus[1] * torus[2], INT_MAX);
     for (int i = 0; i < n; i++) h->torus[i] = (int)torus[i];
+    return SB_OK;
+}
+
+/* A 64-bit hash of a file's bytes; 0 where it cannot be read. */
+static uint64_t file_hash(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    uint64_t h = 0;
+    unsigned char part[1 << 14];
+    for (size_t n; (n = fread(part, 1, sizeof part, f)) > 0;)
+        h = hash_fold(h, slot_hash(part, n));
+    fclose(f);
+    return h;
+}
+
+int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
+                              struct sb_msg *m)
+{
+    CHECK(sb_agree(model_load_hockney(c, h, m), m, comm));
+    const char *keys[2] = {"model.hockney", "model.smp"};
+    uint64_t mine[2] = {0, 0}, lo[2], hi[2];
+    for (int i = 0; i < 2; i++)
+        if (cfg_text(c, keys[i])[0]) mine[i] = file_hash(cfg_text(c, keys[i]));
+    CHECK_MPI(MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, comm));
+    CHECK_MPI(MPI_Allreduce(mine, hi, 2, MPI_UINT64_T, MPI_MAX, comm));
+    for (int i = 0; i < 2; i++)
+        if (lo[i] != hi[i])
+            return sb_fail(m, SB_EUSAGE,
+                           "%s = '%s': the ranks read files of different contents (a copy per "
+                           "node?), and would choose different modules; accepted: the same file "
+                           "on every rank",
+                           keys[i], cfg_text(c, keys[i]));
     return SB_OK;
 }
 

@@ -13,6 +13,7 @@
  *
  * The driver: the plan (src/smp/plan.c), the suites, patterns and
  * applications (suites.c), the fits (families.c), the reports (output.c). */
+#include "coll.h"
 #include "command.h"
 #include "log.h"
 #include "smp/smpcost.h"
@@ -28,7 +29,9 @@ int cmd_smpcost(struct run_ctx *ctx)
     struct smp_memory mem = {.comm = MPI_COMM_NULL, .win = MPI_WIN_NULL};
     struct smp_results r;
     memset(&r, 0, sizeof r);
-    int rc = smp_plan_read(&p, ctx->cfg, ctx->nranks, &m);
+    /* the plan reads each node's caches: before the check that all ranks
+       share one node, every rank stops with the one that must */
+    int rc = sb_agree(smp_plan_read(&p, ctx->cfg, ctx->nranks, &m), &m, ctx->world);
     if (rc == SB_OK) rc = smp_memory_init(&mem, &p, ctx->world, &m);
     if (rc != SB_OK) {
         if (rc == SB_EUSAGE) log_error("%s", m.text);
@@ -109,6 +112,8 @@ int cmd_smpcost(struct run_ctx *ctx)
     free(r.samples);
     free(steps);
     smp_apps_free(&r.apps);
-    smp_memory_free(&mem);
+    /* collective (MPI_Win_free): after a failure that may be this rank's
+       alone, main ends the job instead */
+    if (rc != SB_ERUNTIME) smp_memory_free(&mem);
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "hockney.h"
 
+#include <mpi.h>
 #include <stdbool.h>
 
 struct model_case {
@@ -36,6 +37,13 @@ struct exchange_ops;
 /* Loads model.hockney (and model.smp); SB_EUSAGE naming the key when it is
  * not set or the file is not usable. */
 int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg *m);
+
+/* The same on every rank of comm, each reading its own copy, with one
+ * outcome for all (sb_agree); SB_EUSAGE also where the ranks read files of
+ * different contents (copies per node that differ), which would have them
+ * choose different modules and wait for each other.  Collective. */
+int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
+                              struct sb_msg *m);
 
 /* SB_EUSAGE with a message for a module without a model. */
 int model_predict(const struct hockney *h, const struct model_case *c, struct model_terms *out,

@@ -156,6 +156,30 @@ expect "md with auto chooses a module and runs" 0 'md: auto, .* chosen: ' 'verif
     "${MPIRUN[@]}" -np 2 "$SHIFTBOX" md -s md.cells=5,5,5 -s md.steps=20 -s exchange.module=auto \
     -s model.hockney="$PP/hockney.json"
 
+# Every rank reads its own copy of model.hockney.  Copies that differ (a file
+# per node) would have the ranks choose different modules for auto and wait
+# for each other: two ranks in two folders (mpirun's MPMD form), each reading
+# hockney.json there, the second copy one byte longer, must stop with exit 2
+# naming the key, within the timeout; identical copies run.
+mkdir -p "$TEST_TMP/node-a" "$TEST_TMP/node-b" "$TEST_TMP/node-c"
+cp "$PP/hockney.json" "$TEST_TMP/node-a/hockney.json"
+cp "$PP/hockney.json" "$TEST_TMP/node-c/hockney.json"
+{ cat "$PP/hockney.json"; echo; } >"$TEST_TMP/node-b/hockney.json"
+AUTO_EXCHANGE=(exchange -s exchange.module=auto -s model.hockney=hockney.json -s decomp.dims=2,1,1
+               -s exchange.k=1 -s exchange.bytes=10 -s exchange.repetitions=5)
+AUTO_MD=(md -s exchange.module=auto -s model.hockney=hockney.json -s md.cells=5,5,5 -s md.steps=5)
+for run in AUTO_EXCHANGE AUTO_MD; do
+    declare -n cmd=$run
+    expect "${cmd[0]} auto, ranks reading copies of model.hockney that differ: exit 2, no hang" 2 \
+        "model.hockney = 'hockney.json': the ranks read files of different contents" -- \
+        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$SHIFTBOX" "${cmd[@]}" \
+        : -np 1 --wdir "$TEST_TMP/node-b" "$SHIFTBOX" "${cmd[@]}"
+    expect "${cmd[0]} auto, ranks reading identical copies of model.hockney: runs" 0 'verified: true' -- \
+        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$SHIFTBOX" "${cmd[@]}" \
+        : -np 1 --wdir "$TEST_TMP/node-c" "$SHIFTBOX" "${cmd[@]}"
+    unset -n cmd
+done
+
 # model_check.py run's steadiness check: the same pingpong before and after
 # the sweep; a one-way time scaled by 1.3 in the second file must show as a
 # 30 % move, identical files as none.

@@ -135,7 +135,7 @@ static int check_memory(struct md_run *r, struct sb_msg *m)
 static int choose_module(struct md_run *r, const struct config *c, struct sb_msg *m)
 {
     struct hockney h;
-    CHECK(model_load_hockney(c, &h, m));
+    CHECK(model_load_hockney_agreed(c, &h, r->topo.comm, m));
     struct model_case mc = {.k = r->geo.k,
                             .phases = PHASE_X | PHASE_Y | PHASE_Z,
                             .dims = {r->topo.dims[0], r->topo.dims[1], r->topo.dims[2]},

@@ -802,18 +802,28 @@ static int send_to_owners(struct arrival *block, int nblock, const struct md_sta
     for (int i = 0; i < nblock; i++)
         sorted[send_at[to[i]]++] = block[i];
     int rc = MPI_Alltoall(counts, 1, MPI_INT, recv_counts, 1, MPI_INT, t->comm);
+    if (rc != MPI_SUCCESS) rc = sb_mpi_error("MPI_Alltoall", rc, __FILE__, __LINE__);
     long long incoming = 0;
     for (int r = 0; r < t->nranks; r++) {
         recv_at[r] = (int)incoming;
         incoming += recv_counts[r];
         send_at[r] -= counts[r];
     }
-    if (incoming > INT_MAX / 2 || (long long)nblock > INT_MAX / 2) {
-        rc = sb_fail(m, SB_ERUNTIME,
-                     "restart: %lld particles for one rank are too many for one "
-                     "MPI_Alltoallv; accepted: more ranks",
-                     incoming);
-    } else if (rc == MPI_SUCCESS) {
+    /* A rank that cannot take part stops every rank before the exchange,
+     * so that none waits in it alone (sb_agree, in the caller, then keeps
+     * that rank's message). */
+    const int mine = incoming > INT_MAX / 2 || (long long)nblock > INT_MAX / 2;
+    int stop = mine || rc != SB_OK, any = stop;
+    int mpi = MPI_Allreduce(&stop, &any, 1, MPI_INT, MPI_MAX, t->comm);
+    if (rc == SB_OK && mpi != MPI_SUCCESS)
+        rc = sb_mpi_error("MPI_Allreduce", mpi, __FILE__, __LINE__);
+    if (rc == SB_OK && any) {
+        rc = mine ? sb_fail(m, SB_ERUNTIME,
+                            "restart: %lld particles for one rank are too many for one "
+                            "MPI_Alltoallv; accepted: more ranks",
+                            incoming)
+                  : SB_ERUNTIME;
+    } else if (rc == SB_OK) {
         MPI_Datatype particle;
         MPI_Type_contiguous((int)sizeof(struct arrival), MPI_BYTE, &particle);
         MPI_Type_commit(&particle);
@@ -835,8 +845,6 @@ static int send_to_owners(struct arrival *block, int nblock, const struct md_sta
         p->n = rc == MPI_SUCCESS ? (int)incoming : 0;
         free(got);
         if (rc != MPI_SUCCESS) rc = sb_mpi_error("MPI_Alltoallv", rc, __FILE__, __LINE__);
-    } else {
-        rc = sb_mpi_error("MPI_Alltoall", rc, __FILE__, __LINE__);
     }
     free(sorted);
     free(counts);

@@ -26,7 +26,10 @@ static int exchange_positions(struct md_run *r, bool rebuild)
         own.bytes = 3 * sizeof(double) * (size_t)r->p.n;
     }
     r->x.reselect = rebuild;
-    CHECK(exchange_run(&r->x, &own, &r->slots));
+    int rc = exchange_run(&r->x, &own, &r->slots);
+    /* The module found its slots malformed (and said so) on this rank
+     * alone, perhaps while others wait in its messages: the job ends (3). */
+    CHECK(rc == SB_EVERIFY ? SB_ERUNTIME : rc);
     r->bytes_sent += r->x.last.bytes;
     const struct slots *s = &r->slots;
     size_t items = 0;

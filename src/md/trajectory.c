@@ -166,6 +166,10 @@ static int gather_block(struct md_trajectory *t, const struct md_state_info *inf
     int rc = sendcounts && recvcounts && sdispls && rdispls && at && out && in
                  ? SB_OK
                  : sb_fail(&t->msg, SB_ERUNTIME, "trajectory %s: out of memory", t->path);
+    /* every rank reaches each exchange, agreeing first, so none waits alone */
+    int failed = rc;
+    MPI_Allreduce(&rc, &failed, 1, MPI_INT, MPI_MAX, topo->comm);
+    if (failed != SB_OK) rc = SB_ERUNTIME; /* the rank that failed keeps its message */
     for (int i = 0; rc == SB_OK && i < n; i++)
         sendcounts[owner(p->id[i], t->natoms, np)] += (int)sizeof(struct row);
     if (rc == SB_OK &&
@@ -190,7 +194,6 @@ static int gather_block(struct md_trajectory *t, const struct md_state_info *inf
                      "trajectory %s: rank %d would receive %zu particles for its %llu ids", t->path,
                      topo->rank, (size_t)rdispls[np] / sizeof(struct row),
                      (unsigned long long)t->count);
-    /* every rank reaches the exchange, agreeing first, so none waits alone */
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, topo->comm);
     if (worst == SB_OK && MPI_Alltoallv(out, sendcounts, sdispls, MPI_BYTE, in, recvcounts, rdispls,

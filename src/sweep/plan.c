@@ -212,7 +212,7 @@ int sweep_plan_from_config(struct sweep_plan *p, const struct config *c, const s
     p->auto_margin = cfg_real(c, "model.auto_margin");
     p->have_model = cfg_text(c, "model.hockney")[0] != '\0';
     if (p->have_model) /* read on every rank: one that cannot stops all, with its message */
-        CHECK(sb_agree(model_load_hockney(c, &p->hockney, m), m, ctx->world));
+        CHECK(model_load_hockney_agreed(c, &p->hockney, ctx->world, m));
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_baselines(p, c, m));
@@ -231,7 +231,8 @@ int sweep_plan_from_config(struct sweep_plan *p, const struct config *c, const s
         int dims[3];
         CHECK(choose_dims(ctx->nranks / (int)p->teams[i], p->dims_request, dims, m));
     }
-    return check_sizes(p, ranks_on_node(ctx->world), m);
+    /* decided per node (its memory, its ranks): every rank stops with the one that must */
+    return sb_agree(check_sizes(p, ranks_on_node(ctx->world), m), m, ctx->world);
 }
 
 void sweep_plan_free(struct sweep_plan *p)
