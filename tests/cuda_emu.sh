@@ -192,6 +192,11 @@ expect "the same with stencil.cuda_blocking=l2 runs" 0 'field hash' -- \
 expect "SHIFTBOX_CUDA_EMU=lazy: exit 2 naming the accepted policies" 2 \
     "SHIFTBOX_CUDA_EMU = 'lazy': accepted: eager or adversarial" -- \
     env SHIFTBOX_CUDA_EMU=lazy "$EMU" stencil -s stencil.backend=cuda -s stencil.iterations=1
+# this Open MPI is not CUDA-aware: asked for device pointers, every rank stops
+expect "stencil.cuda_aware=1 on an MPI without CUDA support: exit 2 on both ranks" 2 \
+    'stencil.cuda_aware = 1: this MPI library cannot take device pointers \(on this rank\)' -- \
+    timeout 60 "${MPIRUN[@]}" -np 2 "$EMU" stencil -s stencil.backend=cuda -s stencil.cuda_aware=1 \
+    -s stencil.iterations=1
 
 # ---- each synchronisation taken out is caught ---------------------------------
 # A copy of the sources with one change, built beside the real build (only
