@@ -10,7 +10,6 @@
 #include "model.h"
 #include "report.h"
 #include "../comm/exchange.h"
-#include "../comm/verify.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -60,37 +59,25 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
     return SB_OK;
 }
 
-/* A 64-bit hash of a file's bytes; 0 where it cannot be read. */
-static uint64_t file_hash(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    uint64_t h = 0;
-    unsigned char part[1 << 14];
-    for (size_t n; (n = fread(part, 1, sizeof part, f)) > 0;)
-        h = hash_fold(h, slot_hash(part, n));
-    fclose(f);
-    return h;
-}
-
 int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
                               struct sb_msg *m)
 {
     CHECK(sb_agree(model_load_hockney(c, h, m), m, comm));
+    /* every copy as read against rank 0's: the first rank whose differs */
     const char *keys[2] = {"model.hockney", "model.smp"};
-    uint64_t mine[2] = {0, 0}, lo[2], hi[2];
-    for (int i = 0; i < 2; i++)
-        if (cfg_text(c, keys[i])[0]) mine[i] = file_hash(cfg_text(c, keys[i]));
-    CHECK_MPI(MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, comm));
-    CHECK_MPI(MPI_Allreduce(mine, hi, 2, MPI_UINT64_T, MPI_MAX, comm));
-    for (int i = 0; i < 2; i++)
-        if (lo[i] != hi[i])
-            return sb_fail(m, SB_EUSAGE,
-                           "%s = '%s': the ranks read files of different contents (a copy per "
-                           "node?), and would choose different modules; accepted: the same file "
-                           "on every rank",
-                           keys[i], cfg_text(c, keys[i]));
-    return SB_OK;
+    uint64_t mine[2] = {h->text_hash, h->smp.text_hash}, zero[2] = {mine[0], mine[1]};
+    CHECK_MPI(MPI_Bcast(zero, 2, MPI_UINT64_T, 0, comm));
+    int rank, first, which = mine[0] != zero[0] ? 0 : mine[1] != zero[1] ? 1 : -1;
+    CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    int differs = which >= 0 ? rank : INT_MAX;
+    CHECK_MPI(MPI_Allreduce(&differs, &first, 1, MPI_INT, MPI_MIN, comm));
+    if (first == INT_MAX) return SB_OK;
+    CHECK_MPI(MPI_Bcast(&which, 1, MPI_INT, first, comm));
+    return sb_fail(m, SB_EUSAGE,
+                   "%s = '%s': rank %d read a file of other contents than rank 0's (a copy per "
+                   "node?), so predictions, and auto's choice of module, could differ between "
+                   "ranks; accepted: the same file, or identical copies, on every rank",
+                   keys[which], cfg_text(c, keys[which]), first);
 }
 
 static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg *m)

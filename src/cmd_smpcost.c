@@ -35,7 +35,7 @@ int cmd_smpcost(struct run_ctx *ctx)
     if (rc == SB_OK) rc = smp_memory_init(&mem, &p, ctx->world, &m);
     if (rc != SB_OK) {
         if (rc == SB_EUSAGE) log_error("%s", m.text);
-        smp_memory_free(&mem);
+        if (rc != SB_ERUNTIME) smp_memory_free(&mem); /* collective: see the end */
         return rc;
     }
     log_info("\nsmpcost: %d workers sharing one array; cache line %ld integers; %s, %ld "

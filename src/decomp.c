@@ -101,8 +101,8 @@ int topology_init(struct topology *t, MPI_Comm world, int team_size, const int d
      * member 0's layer.  Sharing is safe: point-to-point messages and
      * collectives never match each other, no receive takes MPI_ANY_SOURCE
      * or MPI_ANY_TAG, and each module sends with tags of its own range
-     * (EXCHANGE_TAG_SPAN), so what a run that gave up halfway left behind
-     * reaches no other module. */
+     * (EXCHANGE_TAG_SPAN), so what a run that found its slots malformed
+     * (SB_EVERIFY) left behind reaches no other module. */
     t->comm = world;
     if (team_size == 1) {
         t->team = MPI_COMM_SELF;

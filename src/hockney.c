@@ -1,4 +1,5 @@
 #include "hockney.h"
+#include "../comm/verify.h"
 
 #include <errno.h>
 #include <math.h>
@@ -276,6 +277,7 @@ int hockney_load(struct hockney *h, const char *path, struct sb_msg *m)
     char *text =
         sb_read_text(path, label, "a hockney.json written by shiftbox pingpong --out DIR", &len, m);
     if (!text) return SB_EUSAGE;
+    h->text_hash = slot_hash((const unsigned char *)text, len);
     cJSON *root = cJSON_Parse(text);
     free(text);
     if (!root) return sb_fail(m, SB_EUSAGE, "model.hockney = %s: not JSON", path);

@@ -39,9 +39,10 @@ struct exchange_ops;
 int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg *m);
 
 /* The same on every rank of comm, each reading its own copy, with one
- * outcome for all (sb_agree); SB_EUSAGE also where the ranks read files of
- * different contents (copies per node that differ), which would have them
- * choose different modules and wait for each other.  Collective. */
+ * outcome for all (sb_agree); SB_EUSAGE also where a rank read a file of
+ * other bytes than rank 0's (copies per node that differ), which could
+ * have the ranks choose different modules and wait for each other.
+ * Collective. */
 int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
                               struct sb_msg *m);
 

@@ -194,7 +194,7 @@ expect "SHIFTBOX_CUDA_EMU=lazy: exit 2 naming the accepted policies" 2 \
     env SHIFTBOX_CUDA_EMU=lazy "$EMU" stencil -s stencil.backend=cuda -s stencil.iterations=1
 # this Open MPI is not CUDA-aware: asked for device pointers, every rank stops
 expect "stencil.cuda_aware=1 on an MPI without CUDA support: exit 2 on both ranks" 2 \
-    'stencil.cuda_aware = 1: this MPI library cannot take device pointers \(on this rank\)' -- \
+    'stencil.cuda_aware = 1: this MPI library cannot take device pointers \(rank 0\)' -- \
     timeout 60 "${MPIRUN[@]}" -np 2 "$EMU" stencil -s stencil.backend=cuda -s stencil.cuda_aware=1 \
     -s stencil.iterations=1
 

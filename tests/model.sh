@@ -157,21 +157,25 @@ expect "md with auto chooses a module and runs" 0 'md: auto, .* chosen: ' 'verif
     -s model.hockney="$PP/hockney.json"
 
 # Every rank reads its own copy of model.hockney.  Copies that differ (a file
-# per node) would have the ranks choose different modules for auto and wait
+# per node) could have the ranks choose different modules for auto and wait
 # for each other: two ranks in two folders (mpirun's MPMD form), each reading
-# hockney.json there, the second copy one byte longer, must stop with exit 2
-# naming the key, within the timeout; identical copies run.
+# hockney.json there, the second copy with its 10 kB one-way time 1 % longer,
+# must stop with exit 2 naming the key and the rank, within the timeout;
+# identical copies run.
 mkdir -p "$TEST_TMP/node-a" "$TEST_TMP/node-b" "$TEST_TMP/node-c"
 cp "$PP/hockney.json" "$TEST_TMP/node-a/hockney.json"
 cp "$PP/hockney.json" "$TEST_TMP/node-c/hockney.json"
-{ cat "$PP/hockney.json"; echo; } >"$TEST_TMP/node-b/hockney.json"
+$PY -c "
+import json; h = json.load(open('$PP/hockney.json'))
+for p in h['per_size']: p['time_s'] *= 1.01 if p['bytes'] == 10000 else 1.0
+json.dump(h, open('$TEST_TMP/node-b/hockney.json', 'w'))"
 AUTO_EXCHANGE=(exchange -s exchange.module=auto -s model.hockney=hockney.json -s decomp.dims=2,1,1
                -s exchange.k=1 -s exchange.bytes=10 -s exchange.repetitions=5)
 AUTO_MD=(md -s exchange.module=auto -s model.hockney=hockney.json -s md.cells=5,5,5 -s md.steps=5)
 for run in AUTO_EXCHANGE AUTO_MD; do
     declare -n cmd=$run
     expect "${cmd[0]} auto, ranks reading copies of model.hockney that differ: exit 2, no hang" 2 \
-        "model.hockney = 'hockney.json': the ranks read files of different contents" -- \
+        "model.hockney = 'hockney.json': rank 1 read a file of other contents than rank 0's" -- \
         timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$SHIFTBOX" "${cmd[@]}" \
         : -np 1 --wdir "$TEST_TMP/node-b" "$SHIFTBOX" "${cmd[@]}"
     expect "${cmd[0]} auto, ranks reading identical copies of model.hockney: runs" 0 'verified: true' -- \

@@ -166,7 +166,8 @@ static int gather_block(struct md_trajectory *t, const struct md_state_info *inf
     int rc = sendcounts && recvcounts && sdispls && rdispls && at && out && in
                  ? SB_OK
                  : sb_fail(&t->msg, SB_ERUNTIME, "trajectory %s: out of memory", t->path);
-    /* every rank reaches each exchange, agreeing first, so none waits alone */
+    /* every rank that gets here reaches each exchange, agreeing first, so
+       none waits alone (one that failed before goes on to end the job) */
     int failed = rc;
     MPI_Allreduce(&rc, &failed, 1, MPI_INT, MPI_MAX, topo->comm);
     if (failed != SB_OK) rc = SB_ERUNTIME; /* the rank that failed keeps its message */

@@ -1,4 +1,5 @@
 #include "copymodel.h"
+#include "../../comm/verify.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -71,6 +72,7 @@ int smp_copy_load(struct smp_copy *c, const char *path, struct sb_msg *m)
     size_t len;
     char *text = sb_read_text(path, "model.smp", accepted, &len, m);
     if (!text) return SB_EUSAGE;
+    c->text_hash = slot_hash((const unsigned char *)text, len);
     cJSON *root = cJSON_Parse(text);
     free(text);
     if (!root) return bad_file(m, path, "not JSON");

@@ -11,6 +11,7 @@
 #include "fit.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct smp_copy {
     bool have;
@@ -22,6 +23,7 @@ struct smp_copy {
     long split;  /* HrHwM-c's cache split */
     int workers;
     char source[256];
+    uint64_t text_hash; /* of the file's bytes as read (model_load_hockney_agreed) */
 };
 
 /* Reads the summary.json of `shiftbox smpcost --out DIR`.  SB_EUSAGE naming

@@ -189,11 +189,16 @@ int stencil_plan_backend(struct stencil_plan *p, const struct config *c, MPI_Com
     /* the library's answer on each rank, one for all (installs may differ by node) */
     int mine = mpi_cuda_aware(), aware = mine;
     CHECK_MPI(MPI_Allreduce(&mine, &aware, 1, MPI_INT, MPI_MIN, comm));
-    if (!strcmp(p->cuda_aware, "1") && !aware)
+    if (!strcmp(p->cuda_aware, "1") && !aware) {
+        int rank, first, without;
+        CHECK_MPI(MPI_Comm_rank(comm, &rank));
+        without = mine ? INT_MAX : rank;
+        CHECK_MPI(MPI_Allreduce(&without, &first, 1, MPI_INT, MPI_MIN, comm));
         return sb_fail(m, SB_EUSAGE,
                        "stencil.cuda_aware = 1: this MPI library cannot take device pointers "
-                       "(on %s); accepted: auto or 0",
-                       mine ? "another rank" : "this rank");
+                       "(rank %d); accepted: auto or 0",
+                       first);
+    }
     p->base.device_buffers = strcmp(p->cuda_aware, "0") && aware;
     return SB_OK;
 }
