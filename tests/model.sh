@@ -172,15 +172,16 @@ json.dump(h, open('$TEST_TMP/node-b/hockney.json', 'w'))"
 AUTO_EXCHANGE=(exchange -s exchange.module=auto -s model.hockney=hockney.json -s decomp.dims=2,1,1
                -s exchange.k=1 -s exchange.bytes=10 -s exchange.repetitions=5)
 AUTO_MD=(md -s exchange.module=auto -s model.hockney=hockney.json -s md.cells=5,5,5 -s md.steps=5)
+BIN=$(realpath "$SHIFTBOX") # each rank starts in its own folder
 for run in AUTO_EXCHANGE AUTO_MD; do
     declare -n cmd=$run
     expect "${cmd[0]} auto, ranks reading copies of model.hockney that differ: exit 2, no hang" 2 \
         "model.hockney = 'hockney.json': rank 1 read a file of other contents than rank 0's" -- \
-        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$SHIFTBOX" "${cmd[@]}" \
-        : -np 1 --wdir "$TEST_TMP/node-b" "$SHIFTBOX" "${cmd[@]}"
+        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$BIN" "${cmd[@]}" \
+        : -np 1 --wdir "$TEST_TMP/node-b" "$BIN" "${cmd[@]}"
     expect "${cmd[0]} auto, ranks reading identical copies of model.hockney: runs" 0 'verified: true' -- \
-        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$SHIFTBOX" "${cmd[@]}" \
-        : -np 1 --wdir "$TEST_TMP/node-c" "$SHIFTBOX" "${cmd[@]}"
+        timeout 60 "${MPIRUN[@]}" -np 1 --wdir "$TEST_TMP/node-a" "$BIN" "${cmd[@]}" \
+        : -np 1 --wdir "$TEST_TMP/node-c" "$BIN" "${cmd[@]}"
     unset -n cmd
 done
 
