@@ -200,5 +200,24 @@ moved = m.steadiness('$PP/hockney.json', '$TEST_TMP/slower.json')
 assert same == 0 and abs(moved - 30) < 1e-6, (same, moved)
 print('unchanged', same, 'moved', moved)"
 
+# model_check.py run's yardstick: baseline-p2p measured against direct's
+# prediction at the same points; a baseline 30 % and 10 % slower than
+# predicted gives a median of 20 % (direct's own times, 20 % above the
+# prediction, are not what it is compared with), a sweep without it none.
+mkdir -p "$TEST_TMP/yard" "$TEST_TMP/noyard"
+$PY -c "
+import json
+pt = lambda mod, k, **x: dict(module=mod, k=k, bytes=10, team_size=1, payload='uniform', **x)
+pts = [pt('direct', 1, statistic_s=1.2e-6, predicted_s=1e-6), pt('baseline-p2p', 1, statistic_s=1.3e-6),
+       pt('direct', 2, statistic_s=2.4e-6, predicted_s=2e-6), pt('baseline-p2p', 2, statistic_s=2.2e-6)]
+json.dump({'points': pts}, open('$TEST_TMP/yard/summary.json', 'w'))
+json.dump({'points': pts[0::2]}, open('$TEST_TMP/noyard/summary.json', 'w'))"
+expect "model_check: the yardstick is baseline-p2p against direct's prediction" 0 -- $PY -c "
+import sys; sys.path.insert(0, '$ROOT/tools'); import model_check as m
+med, most = m.yardstick('$TEST_TMP/yard')
+assert abs(med - 20) < 1e-9 and abs(most - 30) < 1e-9, (med, most)
+assert m.yardstick('$TEST_TMP/noyard') is None
+print('yardstick', med, most)"
+
 echo "$PASSED passed, $FAILED failed"
 [[ $FAILED -eq 0 ]]

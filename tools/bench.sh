@@ -24,8 +24,10 @@
 # 4. The models' honesty: tools/model_check.py run, three times (pingpong
 #    with every pattern the models use, then a 2-rank 1D sweep of every
 #    module against their prediction, then the pingpong again to tell
-#    whether the machine kept its speed, in one run; target: median |error|
-#    <= 10 % per module in each run), and tools/auto_check.py --repeats (how
+#    whether the machine kept its speed, and the yardstick baseline-p2p
+#    against direct's prediction from the sweep's own turns, in one run;
+#    target: median |error| <= 10 % per module in each run), and
+#    tools/auto_check.py --repeats (how
 #    often exchange.module=auto would have picked the fastest module, in
 #    every run and at the points where the three runs agree which module is
 #    fastest, and what a wrong pick cost; targets 90 % and 20 %).

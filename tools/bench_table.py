@@ -61,6 +61,11 @@ def rows_of(lines):
         if m and not line.startswith("#"):
             rows.append(("4 model", f"{model_run}{m[1]}: median |model - measured|", f"{m[2]} %",
                          "<= 10 %", float(m[2]) <= 10.0))
+        m = re.match(r"yardstick baseline-p2p against direct's prediction .*: median \|error\| " +
+                     FLOAT + r" %", line)
+        if m:
+            rows.append(("4 model", f"{model_run}yardstick: baseline-p2p / direct's prediction "
+                         "(a diagnostic)", f"{m[1]} %", "-", None))
         m = re.match(r"auto \(model\.auto_margin = \S+\) chose the fastest module at (\d+) of "
                      r"(\d+) points \(" + FLOAT + r" %.*the worst wrong choice lost " + FLOAT +
                      r" % \(target <= " + FLOAT, line)

@@ -8,7 +8,12 @@
         module's median |error| against the target (exit 1 when one misses
         it) and whether the machine kept its speed: the largest change of a
         one-way time between the two pingpongs (more than half the target:
-        the errors measure the machine as much as the models)
+        the errors measure the machine as much as the models), and a
+        yardstick timed in the sweep's own turns: baseline-p2p, direct's
+        message and copies written by hand, against direct's prediction
+        (where it misses by more than half the target, the pingpong did not
+        describe the machine the sweep ran on, even when the two pingpongs
+        agree)
     tools/model_check.py pingpong PINGPONG_DIR
         each size's measured one-way time against its protocol segment's line
     tools/model_check.py exchange EXCHANGE_DIR [--target PERCENT]
@@ -113,7 +118,8 @@ def run(out, nranks, statistic, target):
         mpirun + ["pingpong", "-s", "pingpong.bytes=" + ",".join(map(str, sizes)),
                   "-s", f"stats.statistic={statistic}", "--out", pp],
         mpirun + ["exchange", "-s", f"decomp.dims={nranks},1,1", "-s", "exchange.phases=x",
-                  "-s", "exchange.module=all", "-s", "exchange.k=" + ",".join(map(str, KS)),
+                  "-s", "exchange.module=all", "-s", "exchange.baseline=baseline-p2p",
+                  "-s", "exchange.k=" + ",".join(map(str, KS)),
                   "-s", "exchange.bytes=" + ",".join(map(str, SIZES)),
                   "-s", "exchange.repetitions=300", "-s", "exchange.warmup=50",
                   "-s", f"stats.statistic={statistic}",
@@ -142,7 +148,29 @@ def run(out, nranks, statistic, target):
               f"target); the errors above measure that as much as the models")
     else:
         print(f"the machine kept its speed: one-way times within {drift:.1f} % before and after the sweep")
+    yard = yardstick(os.path.join(out, "sweep"))
+    if yard is not None:
+        med, most = yard
+        print(f"yardstick baseline-p2p against direct's prediction (the same message and copies, "
+              f"hand-written, timed in the sweep's turns): median |error| {med:.1f} %, largest "
+              f"{most:.1f} %" + (f"; more than half the target: the pingpong did not describe the "
+                                 f"machine the sweep ran on, and the modules' errors measure that "
+                                 f"too" if med > target / 2 else ""))
     return missed
+
+
+def yardstick(d):
+    """baseline-p2p's measured time against direct's prediction at the same
+    points (k, bytes): the median and largest |error| in per cent, None where
+    the sweep has no such pairs.  On a ring of two both make one message each
+    way and the same copies, so the miss is the pingpong's, not a module's."""
+    s = json.load(open(f"{d}/summary.json"))
+    key = lambda p: (p["k"], p["bytes"], p["team_size"], p.get("payload"))
+    predicted = {key(p): p["predicted_s"] for p in s["points"]
+                 if p["module"] == "direct" and p.get("predicted_s")}
+    errs = [abs(p["statistic_s"] / predicted[key(p)] - 1) * 100 for p in s["points"]
+            if p["module"] == "baseline-p2p" and key(p) in predicted]
+    return (statistics.median(errs), max(errs)) if errs else None
 
 
 def steadiness(before, after):
