@@ -11,9 +11,9 @@
         the errors measure the machine as much as the models), and a
         yardstick timed in the sweep's own turns: baseline-p2p, direct's
         message and copies written by hand, against direct's prediction
-        (where it misses by more than half the target, the pingpong did not
-        describe the machine the sweep ran on, even when the two pingpongs
-        agree)
+        (where it misses by more than half the target, the pingpong, or
+        direct's model that the yardstick shares, did not describe the
+        machine the sweep ran on, even where the two pingpongs agree)
     tools/model_check.py pingpong PINGPONG_DIR
         each size's measured one-way time against its protocol segment's line
     tools/model_check.py exchange EXCHANGE_DIR [--target PERCENT]
@@ -153,9 +153,10 @@ def run(out, nranks, statistic, target):
         med, most = yard
         print(f"yardstick baseline-p2p against direct's prediction (the same message and copies, "
               f"hand-written, timed in the sweep's turns): median |error| {med:.1f} %, largest "
-              f"{most:.1f} %" + (f"; more than half the target: the pingpong did not describe the "
-                                 f"machine the sweep ran on, and the modules' errors measure that "
-                                 f"too" if med > target / 2 else ""))
+              f"{most:.1f} %" + (f"; more than half the target: the pingpong (or direct's model, "
+                                 f"which the yardstick shares) did not describe the machine the "
+                                 f"sweep ran on, and the modules' errors measure that too"
+                                 if med > target / 2 else ""))
     return missed
 
 
@@ -163,7 +164,8 @@ def yardstick(d):
     """baseline-p2p's measured time against direct's prediction at the same
     points (k, bytes): the median and largest |error| in per cent, None where
     the sweep has no such pairs.  On a ring of two both make one message each
-    way and the same copies, so the miss is the pingpong's, not a module's."""
+    way and the same copies (direct by parts where they fit the L2), so the
+    miss is the pingpong's or direct's model's, not a module's code."""
     s = json.load(open(f"{d}/summary.json"))
     key = lambda p: (p["k"], p["bytes"], p["team_size"], p.get("payload"))
     predicted = {key(p): p["predicted_s"] for p in s["points"]
