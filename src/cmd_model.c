@@ -33,7 +33,8 @@ struct model_plan {
 };
 
 /* Loads model.hockney; SB_EUSAGE naming the key when it is not set. */
-int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg *m)
+/* model.hockney (and model.smp, model.torus) as this rank reads them. */
+static int load_files(const struct config *c, struct hockney *h, struct sb_msg *m)
 {
     const char *path = cfg_text(c, "model.hockney");
     if (!path[0])
@@ -59,10 +60,10 @@ int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg 
     return SB_OK;
 }
 
-int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
-                              struct sb_msg *m)
+int model_load_hockney(const struct config *c, struct hockney *h, MPI_Comm comm,
+                       struct sb_msg *m)
 {
-    CHECK(sb_agree(model_load_hockney(c, h, m), m, comm));
+    CHECK(sb_agree(load_files(c, h, m), m, comm));
     /* every copy as read against rank 0's: the first rank whose differs */
     const char *keys[2] = {"model.hockney", "model.smp"};
     uint64_t mine[2] = {h->text_hash, h->smp.text_hash}, zero[2] = {mine[0], mine[1]};
@@ -80,10 +81,11 @@ int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Com
                    keys[which], cfg_text(c, keys[which]), first);
 }
 
-static int read_plan(struct model_plan *p, const struct config *c, struct sb_msg *m)
+static int read_plan(struct model_plan *p, const struct config *c, MPI_Comm comm,
+                     struct sb_msg *m)
 {
     memset(p, 0, sizeof *p);
-    CHECK(model_load_hockney(c, &p->h, m));
+    CHECK(model_load_hockney(c, &p->h, comm, m)); /* collective: before any other refusal */
     p->nk = cfg_int_list(c, "exchange.k", p->k);
     p->nbytes = cfg_int_list(c, "exchange.bytes", p->bytes);
     if (cfg_all(c, "exchange.team_size"))
@@ -214,7 +216,7 @@ int cmd_model(struct run_ctx *ctx)
 {
     struct model_plan *p = sb_malloc(sizeof *p, "the model's plan");
     struct sb_msg m = {""};
-    int rc = sb_agree(read_plan(p, ctx->cfg, &m), &m, ctx->world); /* files read on every rank */
+    int rc = sb_agree(read_plan(p, ctx->cfg, ctx->world, &m), &m, ctx->world);
     if (rc != SB_OK) {
         log_error("%s", m.text);
         free(p);

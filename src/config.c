@@ -770,6 +770,15 @@ void cfg_dims(const struct config *c, const char *key, int dims[3])
     if (!parse_dims(c->value[id], dims, config_keys[id].imax)) dims[0] = dims[1] = dims[2] = 0;
 }
 
+int cfg_one_grid(const struct config *c, const char *one_grid, int dims[3], struct sb_msg *m)
+{
+    if (cfg_all(c, "decomp.dims"))
+        return sb_fail(m, SB_EUSAGE, "decomp.dims = all: %s; accepted: auto or nx,ny,nz",
+                       one_grid);
+    cfg_dims(c, "decomp.dims", dims);
+    return SB_OK;
+}
+
 /* ---- keys a command does not read ----------------------------------------- */
 
 /* Whether section.name is in config.ignore (a section, or section.key). */

@@ -95,6 +95,10 @@ const char *cfg_text(const struct config *c, const char *key);
 int cfg_int_list(const struct config *c, const char *key, long long *out);
 /* KEY_DIMS: fills dims[3] (0 where MPI chooses; all -1 for "all"). */
 void cfg_dims(const struct config *c, const char *key, int dims[3]);
+/* decomp.dims for a command that runs one grid: the request into dims[3],
+ * or SB_EUSAGE for "all", the message saying `one_grid` (e.g. "md runs one
+ * grid"). */
+int cfg_one_grid(const struct config *c, const char *one_grid, int dims[3], struct sb_msg *m);
 /* The text of any key as it was set (for messages). */
 const char *cfg_raw(const struct config *c, const char *key);
 /* KEY_REAL_LIST: at most max values into out; returns the count (0 for

@@ -79,7 +79,7 @@ struct hockney {
     int burst;                   /* messages each way of the burst that measured gap */
     bool smpi;                   /* measured on SimGrid's SMPI: its collective algorithms */
     char statistic[16], mode[16], source[256];
-    uint64_t text_hash;  /* of the file's bytes as read (model_load_hockney_agreed) */
+    uint64_t text_hash;  /* of the file's bytes as read (model_load_hockney) */
     struct smp_copy smp; /* model.smp: copies inside a rank (optional) */
     int torus[3];        /* model.torus: the hosts' 3D torus (src/model_net.c); 0: none */
 };

@@ -34,17 +34,13 @@ struct model_terms {
 struct config;
 struct exchange_ops;
 
-/* Loads model.hockney (and model.smp); SB_EUSAGE naming the key when it is
- * not set or the file is not usable. */
-int model_load_hockney(const struct config *c, struct hockney *h, struct sb_msg *m);
-
-/* The same on every rank of comm, each reading its own copy, with one
- * outcome for all (sb_agree); SB_EUSAGE also where a rank read a file of
- * other bytes than rank 0's (copies per node that differ), which could
- * have the ranks choose different modules and wait for each other.
- * Collective. */
-int model_load_hockney_agreed(const struct config *c, struct hockney *h, MPI_Comm comm,
-                              struct sb_msg *m);
+/* Loads model.hockney (and model.smp) on every rank of comm, each reading
+ * its own copy, with one outcome for all (sb_agree): SB_EUSAGE naming the
+ * key when it is not set or a rank's file is not usable, and also where a
+ * rank read a file of other bytes than rank 0's (copies per node that
+ * differ), which could have the ranks choose different modules and wait
+ * for each other.  Collective. */
+int model_load_hockney(const struct config *c, struct hockney *h, MPI_Comm comm, struct sb_msg *m);
 
 /* SB_EUSAGE with a message for a module without a model. */
 int model_predict(const struct hockney *h, const struct model_case *c, struct model_terms *out,

@@ -69,12 +69,8 @@ static int read_params(struct md_run *r, const struct config *c, int nranks, int
                        "exchange.team_size = %d needs exchange.module = teamshift (the other "
                        "modules use one rank per box)",
                        team);
-    if (cfg_all(c, "decomp.dims"))
-        return sb_fail(m, SB_EUSAGE,
-                       "decomp.dims = all: md runs one grid; accepted: auto or "
-                       "nx,ny,nz");
     int request[3];
-    cfg_dims(c, "decomp.dims", request);
+    CHECK(cfg_one_grid(c, "md runs one grid", request, m));
     *team_size = team;
     return choose_dims(nranks / team, request, dims, m);
 }
@@ -135,7 +131,7 @@ static int check_memory(struct md_run *r, struct sb_msg *m)
 static int choose_module(struct md_run *r, const struct config *c, struct sb_msg *m)
 {
     struct hockney h;
-    CHECK(model_load_hockney_agreed(c, &h, r->topo.comm, m));
+    CHECK(model_load_hockney(c, &h, r->topo.comm, m));
     struct model_case mc = {.k = r->geo.k,
                             .phases = PHASE_X | PHASE_Y | PHASE_Z,
                             .dims = {r->topo.dims[0], r->topo.dims[1], r->topo.dims[2]},

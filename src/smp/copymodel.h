@@ -23,7 +23,7 @@ struct smp_copy {
     long split;  /* HrHwM-c's cache split */
     int workers;
     char source[256];
-    uint64_t text_hash; /* of the file's bytes as read (model_load_hockney_agreed) */
+    uint64_t text_hash; /* of the file's bytes as read (model_load_hockney) */
 };
 
 /* Reads the summary.json of `shiftbox smpcost --out DIR`.  SB_EUSAGE naming

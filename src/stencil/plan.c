@@ -68,12 +68,8 @@ static int read_weights(struct stencil_plan *p, const struct config *c, struct s
 
 static int read_dims(struct stencil_plan *p, const struct config *c, int nranks, struct sb_msg *m)
 {
-    if (cfg_all(c, "decomp.dims"))
-        return sb_fail(m, SB_EUSAGE,
-                       "decomp.dims = all: the stencil runs on one grid; accepted: auto or "
-                       "nx,ny,nz");
     int request[3];
-    cfg_dims(c, "decomp.dims", request);
+    CHECK(cfg_one_grid(c, "the stencil runs on one grid", request, m));
     if (p->base.dim == 2) {
         if (request[2] > 1)
             return sb_fail(m, SB_EUSAGE,

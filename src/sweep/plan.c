@@ -212,7 +212,7 @@ int sweep_plan_from_config(struct sweep_plan *p, const struct config *c, const s
     p->auto_margin = cfg_real(c, "model.auto_margin");
     p->have_model = cfg_text(c, "model.hockney")[0] != '\0';
     if (p->have_model) /* read on every rank: one that cannot stops all, with its message */
-        CHECK(model_load_hockney_agreed(c, &p->hockney, ctx->world, m));
+        CHECK(model_load_hockney(c, &p->hockney, ctx->world, m));
     CHECK(read_modules(p, c, m));
     CHECK(read_kinds(p, c, m));
     CHECK(read_baselines(p, c, m));
